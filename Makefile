@@ -1,0 +1,70 @@
+# The minitorch book. On a fresh Debian/Ubuntu machine:
+#
+#   make book    build the HTML book, executing every notebook  -> _build/html
+#   make test    run the unit tests in tests/ and every notebook in book/ as a test
+#
+# Both first run scripts/setup.sh: system Graphviz (apt-get) if `dot` is
+# missing, a virtual environment in .venv, and requirements.txt installed into
+# it (again only when requirements.txt or pyproject.toml change).
+#
+# Knobs: make PYTHON=python3.12 ...       interpreter for creating .venv
+#        make test PYTEST_ARGS="-x -k refcount"   extra pytest arguments
+#        make NO_APT=1 ...                never call apt-get
+
+SHELL := /bin/bash
+.SHELLFLAGS := -eu -o pipefail -c
+.DEFAULT_GOAL := help
+
+PYTHON ?= python3
+VENV ?= .venv
+BIN := $(CURDIR)/$(VENV)/bin
+PYTEST_ARGS ?=
+NB_TIMEOUT ?= 300
+
+# Commands run with the venv's programs first on PATH (so notebook kernels
+# find graphviz-pure's `dot` fallback when there is no system Graphviz) and
+# with Jupyter preferring the venv's kernel over any user-wide kernel spec.
+RUN := env PATH="$(BIN):$$PATH" JUPYTER_PREFER_ENV_PATH=1 PYDEVD_DISABLE_FILE_VALIDATION=1
+
+# Unit tests, when the folder exists, and every notebook under book/.
+TEST_PATHS := $(wildcard tests) book
+NBVAL_ARGS := --nbval --nbval-current-env --nbval-sanitize-with book/sanitize.cfg \
+              --nbval-cell-timeout=$(NB_TIMEOUT)
+
+.PHONY: help setup book test lab clean distclean
+
+help:
+	@echo "make book       build the HTML book into _build/html (runs every notebook)"
+	@echo "make test       unit tests (tests/) + every notebook in book/ checked with nbval"
+	@echo "make lab        open the notebooks in JupyterLab"
+	@echo "make clean      remove build outputs and caches (keeps .venv)"
+	@echo "make distclean  clean, and remove .venv too"
+
+setup:
+	@PYTHON="$(PYTHON)" VENV="$(VENV)" NO_APT="$(NO_APT)" scripts/setup.sh
+
+book: setup
+	$(RUN) "$(BIN)/jupyter-book" build . -W --keep-going
+	@echo
+	@echo "The book is built: open $(CURDIR)/_build/html/index.html in a browser."
+
+# pytest exits with 5 when it collected nothing (no tests and no notebooks
+# yet): say so, but do not fail on it.
+test: setup
+	@rc=0; \
+	$(RUN) "$(BIN)/python" -m pytest $(TEST_PATHS) $(NBVAL_ARGS) $(PYTEST_ARGS) || rc=$$?; \
+	if [ $$rc -eq 5 ]; then \
+	    echo "make test: pytest found no tests to run (no tests and no notebooks yet)."; rc=0; \
+	fi; \
+	exit $$rc
+
+lab: setup
+	$(RUN) "$(BIN)/jupyter" lab book/
+
+clean:
+	rm -rf _build .pytest_cache .hypothesis *.egg-info build dist
+	find . -path ./$(VENV) -prune -o \( -name __pycache__ -o -name .ipynb_checkpoints \) -type d -print0 \
+	    | xargs -0 rm -rf
+
+distclean: clean
+	rm -rf $(VENV)
