@@ -1,0 +1,23 @@
+"""minitorch: PyTorch's autograd and nn.Module, rebuilt in Python and numpy.
+
+Code written for PyTorch within minitorch's subset runs unchanged after
+``import minitorch as torch``.  Each module names the chapter of the
+minitorch book that explains it.
+"""
+
+import numpy as _np
+
+# Like PyTorch, return inf/nan quietly (log(0), 1/0) instead of warning.
+_np.seterr(all="ignore")
+
+from ._dtype import (dtype, float32, float, float64, double, int64, long, bool,  # noqa: E402,F401,A004
+                     get_default_dtype, set_default_dtype)
+from ._tensor import Tensor, Size  # noqa: E402
+from ._creation import *  # noqa: E402,F401,F403
+from ._random import manual_seed, seed  # noqa: E402
+from . import autograd  # noqa: E402
+from .autograd.grad_mode import (no_grad, enable_grad, set_grad_enabled, is_grad_enabled,  # noqa: E402
+                                 inference_mode, is_inference_mode_enabled)
+from ._functions import *  # noqa: E402,F401,F403
+
+__version__ = "0.1.0"

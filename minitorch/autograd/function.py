@@ -1,0 +1,343 @@
+"""``autograd.Function``: the one mechanism behind every differentiable op (chapter 4).
+
+A Function is a pair of static methods.  ``forward(ctx, *args)`` computes the
+result; ``backward(ctx, *grad_outputs)`` returns one gradient per forward
+argument.  ``Function.apply`` glues them into autograd:
+
+1. it makes ``ctx``, which is also the graph node that will become the
+   result's ``grad_fn`` (so ``y.grad_fn`` *is* the ctx of the op that made y);
+2. it runs ``forward`` with grad mode off, so nothing inside is recorded twice;
+3. if grad mode is on and some input requires grad, it links the node to the
+   inputs' nodes, attaches it to the outputs, and packs the saved tensors.
+
+Every built-in op of minitorch (``minitorch/ops``) is such a Function; the
+only liberty they take is that their ``forward`` may return a numpy array,
+which ``apply`` wraps in a Tensor.
+"""
+
+import functools
+
+import numpy as np
+
+from .grad_mode import _state as _grad_state
+from .graph import Node, SavedTensor, FREED, FREED_MESSAGE, _sequence
+
+__all__ = ["Function", "FunctionCtx", "BackwardCFunction", "once_differentiable"]
+
+Tensor = None  # set by minitorch._tensor once the Tensor class exists (avoids an import cycle)
+
+
+class FunctionCtx:
+    """The methods ``forward`` may call on its ``ctx`` argument."""
+
+    def save_for_backward(self, *tensors):
+        """Keep tensors for ``backward`` (read them back from ``ctx.saved_tensors``).
+        Only tensors (or None) can be saved; store other values as ``ctx`` attributes."""
+        for i, t in enumerate(tensors):
+            if t is not None and not isinstance(t, Tensor):
+                raise TypeError(
+                    f"save_for_backward can only save tensors (or None), but argument {i} is of "
+                    f"type {type(t).__name__}; store other values as attributes of ctx instead")
+        self._to_save = tensors
+
+    def mark_dirty(self, *tensors):
+        """Declare the inputs that ``forward`` modified in place (and returns)."""
+        self._dirty = tensors
+
+    def mark_non_differentiable(self, *tensors):
+        """Declare outputs that have no gradient (indices, masks...)."""
+        self._non_differentiable = tensors
+
+    def set_materialize_grads(self, value):
+        """With False, ``backward`` receives None (not zeros) for outputs that got no gradient."""
+        self._materialize_grads = bool(value)
+
+
+class BackwardCFunction(Node, FunctionCtx):
+    """Graph node of one application of a Function; also the ``ctx`` its methods receive.
+
+    Each Function subclass gets its own subclass of this, named after it
+    (``ExpBackward`` for a user's ``Exp``; built-ins use PyTorch's names such as
+    ``MulBackward0``), which is what ``grad_fn.name()`` reports.
+    """
+
+    _forward_cls = None
+    _to_save = ()
+    _dirty = ()
+    _non_differentiable = ()
+    _materialize_grads = True
+    _output_meta = None
+    needs_input_grad = ()
+
+    def __init__(self):
+        self._saved = None
+        self._pre_hooks = self._post_hooks = self._tensor_pre_hooks = self._retain_grad_refs = None
+
+    @property
+    def saved_tensors(self):
+        """The tensors given to ``save_for_backward``; checks none was modified in place since."""
+        saved = self._saved
+        if saved is None:  # forward ran without recording: hand back what was given
+            return self._to_save
+        if saved is FREED:
+            raise RuntimeError(FREED_MESSAGE)
+        return tuple(None if s is None else s.unpack(self, None if not s.is_output else 0)
+                     for s in saved)
+
+    def __getattr__(self, name):
+        # ``grad_fn._saved_self``, ``_saved_result``...: built-in ops name their saved
+        # tensors (``_saved_names``) the way PyTorch's nodes expose them.
+        if name.startswith("_saved_"):
+            names = self._forward_cls._saved_names
+            key = name[len("_saved_"):]
+            if key in names:
+                return self.saved_tensors[names.index(key)]
+        raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
+
+    def _pack_saved(self, outputs):
+        """Store ``ctx.save_for_backward``'s tensors: inputs as they are, outputs without their graph link."""
+        saved = []
+        for t in self._to_save:
+            if t is None:
+                saved.append(None)
+                continue
+            if t._is_inference:
+                raise RuntimeError(
+                    "Inference tensors cannot be saved for backward. Please do not use Tensors "
+                    "created in inference mode in computation tracked by autograd. Make a clone "
+                    "to get a normal tensor, or use minitorch.no_grad() instead of inference_mode().")
+            saved.append(SavedTensor(t, any(t is o for o in outputs)))
+        self._saved = saved
+
+    def _apply(self, grad_outputs):
+        if self._materialize_grads and None in grad_outputs:
+            grad_outputs = [g if g is not None else _zeros_like_meta(meta)
+                            for g, meta in zip(grad_outputs, self._output_meta)]
+        grads = self._forward_cls.backward(self, *grad_outputs)
+        if not isinstance(grads, tuple):
+            grads = (grads,)
+        n_inputs = len(self._edges)
+        if len(grads) != n_inputs:
+            if len(grads) > n_inputs and all(g is None for g in grads[n_inputs:]):
+                grads = grads[:n_inputs]
+            else:
+                raise RuntimeError(
+                    f"function {self.name()} returned an incorrect number of gradients "
+                    f"(expected {n_inputs}, got {len(grads)}): backward must return one "
+                    "gradient per argument of forward, None for arguments that need none")
+        if not self._forward_cls._builtin:
+            grads = self._check_gradients(grads)
+        return grads
+
+    def _check_gradients(self, grads):
+        """Validate a user's backward: each gradient must fit its input's shape
+        (a broadcast-compatible one is summed down to it, as PyTorch does)."""
+        checked = []
+        for i, (g, meta) in enumerate(zip(grads, self._input_meta)):
+            if g is None or meta is None:
+                checked.append(None if meta is None else g)
+                continue
+            if not isinstance(g, Tensor):
+                raise TypeError(f"function {self.name()} returned a gradient of type "
+                                f"{type(g).__name__} at index {i}; expected a Tensor or None")
+            shape, dtype = meta
+            if g.shape != shape:
+                if not _expandable(shape, g.shape):
+                    raise RuntimeError(
+                        f"Function {self.name()} returned an invalid gradient at index {i} - got "
+                        f"{list(g.shape)} but expected shape compatible with {list(shape)}")
+                g = g.sum_to_size(shape)
+            if g._data.dtype != dtype:
+                g = g.to(dtype=_dtype_of(dtype))
+            checked.append(g)
+        return tuple(checked)
+
+    @property
+    def _input_meta(self):
+        return self.__dict__.get("_in_meta", ())
+
+
+def _expandable(shape, target):
+    if len(shape) > len(target):
+        return False
+    for a, b in zip(reversed(shape), reversed(target)):
+        if a != b and a != 1:
+            return False
+    return True
+
+
+def _zeros_like_meta(meta):
+    shape, dtype = meta
+    return Tensor._wrap(np.zeros(shape, dtype=dtype))
+
+
+def _dtype_of(np_dtype):
+    from .._dtype import from_numpy_dtype
+    return from_numpy_dtype(np_dtype)
+
+
+class FunctionMeta(type):
+    """Gives each Function subclass its own node class, named ``<Name>Backward``."""
+
+    def __init__(cls, name, bases, attrs):
+        super().__init__(name, bases, attrs)
+        node_name = attrs.get("_backward_name", name + "Backward")
+        cls._backward_cls = type(node_name, (BackwardCFunction,), {"_forward_cls": cls})
+
+
+class Function(metaclass=FunctionMeta):
+    """Base class for differentiable operations.  Subclass it, write static
+    ``forward(ctx, ...)`` and ``backward(ctx, ...)``, and call ``YourFunction.apply(...)``.
+    """
+
+    _builtin = False      # minitorch's own ops skip the checks on backward's results
+    _is_view = False      # outputs share memory (and the version counter) with input 0
+    _saved_names = ()     # names for ``grad_fn._saved_<name>`` (built-in ops)
+
+    def __init__(self, *args, **kwargs):
+        raise RuntimeError(
+            f"{type(self).__name__} is an autograd.Function: do not instantiate it, "
+            f"call {type(self).__name__}.apply(...) instead")
+
+    @staticmethod
+    def forward(ctx, *args):
+        raise NotImplementedError("You must implement the forward function for custom autograd.Function.")
+
+    @staticmethod
+    def backward(ctx, *grad_outputs):
+        raise NotImplementedError("You must implement either the backward or vjp method for your "
+                                  "custom autograd.Function to use it with backward mode AD.")
+
+    vjp = backward
+
+    @classmethod
+    def apply(cls, *args):
+        """Run ``forward`` on ``args`` and, when grad mode is on and an input requires
+        grad, record the call in the backward graph."""
+        state = _grad_state
+        ctx = cls._backward_cls()
+        if state.enabled:
+            needs = tuple([isinstance(a, Tensor) and a._requires_grad for a in args])
+            ctx.needs_input_grad = needs
+            record = True in needs
+            state.enabled = False
+            try:
+                result = cls.forward(ctx, *args)
+            finally:
+                state.enabled = True
+        else:
+            ctx.needs_input_grad = (False,) * len(args)
+            record = False
+            result = cls.forward(ctx, *args)
+        return _wrap_outputs(cls, ctx, args, result, record)
+
+
+def _wrap_outputs(cls, ctx, args, result, record):
+    """Turn what ``forward`` returned into tensors and, if recording, attach ``ctx`` as their grad_fn."""
+    single = not isinstance(result, tuple)
+    outputs = [_as_output(o, args, ctx) for o in ((result,) if single else result)]
+    if cls._is_view:
+        base = args[0]
+        for t in outputs:
+            t._version_counter = base._version_counter
+            t._base = base if base._base is None else base._base
+    for t in ctx._dirty:
+        t._version_counter[0] += 1
+    if record:
+        _record(cls, ctx, args, outputs)
+    elif _grad_state.inference:
+        for t in outputs:
+            if isinstance(t, Tensor):
+                t._is_inference = True
+    return outputs[0] if single else tuple(outputs)
+
+
+def _as_output(o, args, ctx):
+    if isinstance(o, np.ndarray):
+        return Tensor._wrap(o)
+    if isinstance(o, Tensor):
+        # An input returned as it is, and not modified in place, becomes a new
+        # tensor object sharing its data, so that it can get its own grad_fn.
+        if any(o is a for a in args) and not any(o is d for d in ctx._dirty):
+            return o._alias_without_graph()
+        return o
+    if isinstance(o, np.generic):
+        return Tensor._wrap(np.asarray(o))
+    return o
+
+
+def _record(cls, ctx, args, outputs):
+    ctx._seq = next(_sequence)
+    ctx._edges = tuple([_edge_of(a) if isinstance(a, Tensor) else () for a in args])
+    for t in ctx._dirty:
+        if t._grad_fn is None and t._requires_grad:
+            raise RuntimeError("a leaf Variable that requires grad has been used in an in-place "
+                               "operation. Do it under minitorch.no_grad(), or on a clone.")
+    non_diff = ctx._non_differentiable
+    for i, t in enumerate(outputs):
+        if not isinstance(t, Tensor):
+            continue
+        if (non_diff and any(t is n for n in non_diff)) or t._data.dtype.kind != "f":
+            t._requires_grad = False
+            continue
+        t._grad_fn = ctx
+        t._output_nr = i
+        t._requires_grad = True
+    if len(outputs) > 1 or not cls._builtin:
+        ctx._num_outputs = len(outputs)
+        ctx._output_meta = [(t.shape, t._data.dtype) if isinstance(t, Tensor) else ((), np.float32)
+                            for t in outputs]
+        if not cls._builtin:
+            ctx._in_meta = tuple([(a.shape, a._data.dtype) if isinstance(a, Tensor) and a._requires_grad
+                                  else None for a in args])
+    if ctx._to_save:
+        ctx._pack_saved(outputs)
+
+
+def _edge_of(t):
+    """The edge from a consumer to tensor ``t``'s place in the graph (None if t needs no grad)."""
+    if not t._requires_grad:
+        return None
+    fn = t._grad_fn
+    if fn is not None:
+        return (fn, t._output_nr)
+    return (t._accumulate_grad_node(), 0)
+
+
+def once_differentiable(backward):
+    """Decorate a ``backward`` that cannot itself be differentiated.
+
+    It then runs with grad mode off and, if a double backward is attempted
+    (``create_graph=True`` with inputs that require grad), the gradients it
+    returns carry a node that raises a clear error when reached.
+    """
+    @functools.wraps(backward)
+    def wrapper(ctx, *grad_outputs):
+        from .grad_mode import no_grad, is_grad_enabled
+        needs_graph = is_grad_enabled() and any(
+            isinstance(g, Tensor) and g.requires_grad for g in grad_outputs)
+        with no_grad():
+            grads = backward(ctx, *grad_outputs)
+        if not needs_graph:
+            return grads
+        single = not isinstance(grads, tuple)
+        links = [g for g in grad_outputs if isinstance(g, Tensor)]
+        marked = tuple(_DelayedError.apply(g, ctx.name(), *links) if isinstance(g, Tensor) else g
+                       for g in ((grads,) if single else grads))
+        return marked[0] if single else marked
+    return wrapper
+
+
+class _DelayedError(Function):
+    """Identity in forward; raises in backward (marks once-differentiable results)."""
+    _backward_name = "DelayedError"
+
+    @staticmethod
+    def forward(ctx, g, name, *links):
+        ctx.fn_name = name
+        return g._data.copy()
+
+    @staticmethod
+    def backward(ctx, grad):
+        raise RuntimeError(f"trying to differentiate twice a function ({ctx.fn_name}) that was "
+                           "marked with @once_differentiable")

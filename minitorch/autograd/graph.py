@@ -1,0 +1,219 @@
+"""The backward graph: nodes, edges, saved tensors (chapters 2 and 3).
+
+A forward pass leaves behind a graph of :class:`Node` objects.  Each node
+knows only what it needs to compute gradients for its inputs:
+
+* ``next_functions``: one edge ``(node, input_nr)`` per tensor input, pointing *towards
+  the leaves*.  A node never references its own outputs, so the graph has no
+  reference cycles and is freed by reference counting alone (chapter 2).
+* saved tensors: values from the forward pass, each stored with the version it
+  had, so an in-place change made later is detected when backward unpacks it.
+
+A leaf tensor that requires grad is represented in the graph by an
+:class:`AccumulateGrad` node, whose job is to add the arriving gradient to the
+leaf's ``.grad``.
+"""
+
+import itertools
+import threading
+import weakref
+
+from ..utils.hooks import RemovableHandle, hook_dict
+
+__all__ = ["Node", "AccumulateGrad", "saved_tensors_hooks"]
+
+# Creation order of nodes.  When several nodes are ready, the engine runs the
+# most recently created first, as PyTorch does; hooks then fire in the same order.
+_sequence = itertools.count()
+
+FREED_MESSAGE = (
+    "Trying to backward through the graph a second time (or directly access saved tensors "
+    "after they have already been freed). Saved intermediate values of the graph are freed "
+    "when you call .backward() or autograd.grad(). Specify retain_graph=True if you need to "
+    "backward through the graph a second time or if you need to access saved tensors after "
+    "calling backward.")
+
+
+class Node:
+    """A step of the backward graph: turns gradients of its outputs into
+    gradients of its inputs.  ``tensor.grad_fn`` is one of these."""
+
+    __slots__ = ("_edges", "_seq", "_saved", "_pre_hooks", "_post_hooks",
+                 "_tensor_pre_hooks", "_retain_grad_refs", "__weakref__", "__dict__")
+
+    _num_outputs = 1
+
+    def name(self):
+        """The node's name as PyTorch spells it, e.g. ``MulBackward0``."""
+        return type(self).__name__
+
+    @property
+    def next_functions(self):
+        """Edges to the nodes that produced this node's inputs: ``((node, input_nr), ...)``.
+        ``node`` is None for an input that does not require grad."""
+        return tuple(edge if edge is not None else (None, 0)
+                     for edge in self._edges if edge != ())
+
+    @property
+    def metadata(self):
+        """A free-form dict for your own annotations of this node."""
+        try:
+            return self.__dict__["_metadata"]
+        except KeyError:
+            return self.__dict__.setdefault("_metadata", {})
+
+    def register_hook(self, hook):
+        """Call ``hook(grad_inputs, grad_outputs)`` after this node ran; a non-None
+        return value replaces ``grad_inputs``."""
+        if self._post_hooks is None:
+            self._post_hooks = hook_dict()
+        handle = RemovableHandle(self._post_hooks)
+        self._post_hooks[handle.id] = hook
+        return handle
+
+    def register_prehook(self, hook):
+        """Call ``hook(grad_outputs)`` before this node runs; a non-None return
+        value replaces ``grad_outputs``."""
+        if self._pre_hooks is None:
+            self._pre_hooks = hook_dict()
+        handle = RemovableHandle(self._pre_hooks)
+        self._pre_hooks[handle.id] = hook
+        return handle
+
+    def _register_tensor_hook(self, output_nr, hook):
+        """A hook of the tensor that is output ``output_nr`` of this node (``Tensor.register_hook``)."""
+        if self._tensor_pre_hooks is None:
+            self._tensor_pre_hooks = {}
+        hooks = self._tensor_pre_hooks.get(output_nr)
+        if hooks is None:
+            hooks = self._tensor_pre_hooks[output_nr] = hook_dict()
+        handle = RemovableHandle(hooks)
+        hooks[handle.id] = hook
+        return handle
+
+    def _tensor_hook_items(self):
+        """``(output_nr, hooks)`` pairs of the tensors this node produced."""
+        return self._tensor_pre_hooks.items() if self._tensor_pre_hooks else ()
+
+    def _retain_grad_of(self, output_nr, tensor):
+        """Make backward store this output's gradient in ``tensor.grad`` (``retain_grad``).
+        The node keeps only a weak reference, so no cycle tensor -> node -> tensor forms."""
+        if self._retain_grad_refs is None:
+            self._retain_grad_refs = {}
+        self._retain_grad_refs[output_nr] = weakref.ref(tensor)
+
+    def _release_saved(self):
+        """Drop the saved tensors after backward (unless retain_graph=True)."""
+        if self._saved is not None:
+            self._saved = FREED
+
+    def _apply(self, grad_outputs):
+        """Compute the gradients of the inputs.  Subclasses implement this."""
+        raise NotImplementedError
+
+    def __repr__(self):
+        return f"<{self.name()} object at {id(self):#x}>"
+
+
+FREED = ()  # marks saved tensors that backward released
+
+
+class AccumulateGrad(Node):
+    """The graph node of a leaf that requires grad: adds gradients into ``variable.grad``.
+
+    A leaf creates this node on first use and keeps only a weak reference to
+    it; the node holds the leaf strongly (``node.variable``), so the leaf lives
+    as long as any graph that uses it.
+    """
+
+    __slots__ = ("variable",)
+
+    def __init__(self, variable):
+        self.variable = variable
+        self._edges = ()
+        self._seq = next(_sequence)
+        self._saved = None
+        self._pre_hooks = self._post_hooks = self._tensor_pre_hooks = self._retain_grad_refs = None
+
+    def _tensor_hook_items(self):
+        hooks = self.variable._backward_hooks
+        return ((0, hooks),) if hooks else ()
+
+    def _apply(self, grad_outputs):
+        from .engine import accumulate_into_grad
+        accumulate_into_grad(self.variable, grad_outputs[0])
+        return ()
+
+
+class SavedTensor:
+    """One tensor saved for backward, with the version it had when saved.
+
+    An input is kept as the very object (``grad_fn._saved_self is x``).  An
+    output is kept as a new tensor object sharing its data, and gets its
+    ``grad_fn`` back only when unpacked: storing the output itself would make a
+    cycle output -> grad_fn -> saved output.
+    """
+
+    __slots__ = ("tensor", "version", "is_output", "packed", "unpack_hook")
+
+    def __init__(self, tensor, is_output):
+        self.tensor = tensor._alias_without_graph() if is_output else tensor
+        self.version = tensor._version_counter[0]
+        self.is_output = is_output
+        self.packed = None
+        self.unpack_hook = None
+        hooks = _hooks_state.stack
+        if hooks:
+            pack_hook, self.unpack_hook = hooks[-1]
+            self.packed = pack_hook(tensor)
+            self.tensor = None
+
+    def unpack(self, node, output_nr):
+        if self.unpack_hook is not None:
+            return self.unpack_hook(self.packed)
+        tensor = self.tensor
+        current = tensor._version_counter[0]
+        if current != self.version:
+            raise RuntimeError(_modified_message(tensor, node, output_nr, current, self.version))
+        if self.is_output:
+            return tensor._alias_with_graph(node, output_nr)
+        return tensor
+
+
+def _modified_message(tensor, node, output_nr, current, saved):
+    where = (f"output {output_nr} of {node.name()}" if output_nr is not None
+             else "an input of " + node.name())
+    return ("one of the variables needed for gradient computation has been modified by an "
+            f"inplace operation: [{tensor.dtype.name} tensor of shape {list(tensor.shape)}], "
+            f"which is {where}, is at version {current}; expected version {saved} instead. "
+            "Hint: do the in-place operation on a clone (x = x.clone()) or after backward, "
+            "or use the out-of-place version of the operation.")
+
+
+class _HooksState(threading.local):
+    stack = ()
+
+
+_hooks_state = _HooksState()
+
+
+class saved_tensors_hooks:
+    """Context manager: transform every tensor saved for backward inside the block.
+
+    ``pack_hook(tensor)`` runs when an operation saves a tensor and may return
+    anything (a copy on disk, a compressed form...); ``unpack_hook(packed)``
+    runs when backward needs the tensor and must return a tensor equal to the
+    original.  Chapter 3 uses it to watch what each operation saves.
+    """
+
+    def __init__(self, pack_hook, unpack_hook):
+        self.pack_hook = pack_hook
+        self.unpack_hook = unpack_hook
+
+    def __enter__(self):
+        _hooks_state.stack = _hooks_state.stack + ((self.pack_hook, self.unpack_hook),)
+        return self
+
+    def __exit__(self, *exc):
+        _hooks_state.stack = _hooks_state.stack[:-1]
+        return False
