@@ -108,6 +108,7 @@ class BackwardCFunction(Node, FunctionCtx):
                     "to get a normal tensor, or use minitorch.no_grad() instead of inference_mode().")
             saved.append(SavedTensor(t, any(t is o for o in outputs)))
         self._saved = saved
+        del self._to_save      # it may hold an output: keeping it would make a cycle
 
     def _apply(self, grad_outputs):
         if self._materialize_grads and None in grad_outputs:

@@ -13,8 +13,6 @@ import warnings
 
 import numpy as np
 
-from .grad_mode import no_grad
-
 __all__ = ["gradcheck", "gradgradcheck", "GradcheckError"]
 
 
@@ -36,25 +34,28 @@ def _outputs(func, inputs):
 
 def _numerical_jacobians(func, inputs, diff_positions, eps):
     """For each differentiable input, a list (one per output) of Jacobians [n_in, n_out]."""
-    with no_grad():
-        base = _outputs(func, inputs)
-        jacobians = []
-        for pos in diff_positions:
-            x = inputs[pos]._data
-            n_in = x.size
-            per_output = [np.zeros((n_in, o._data.size)) for o in base]
-            flat = x.reshape(-1)
-            for i in range(n_in):
-                original = flat[i].item()
-                flat[i] = original + eps
-                plus = [o._data.astype(np.float64).reshape(-1).copy() for o in _outputs(func, inputs)]
-                flat[i] = original - eps
-                minus = [o._data.astype(np.float64).reshape(-1).copy() for o in _outputs(func, inputs)]
-                flat[i] = original
-                for k in range(len(base)):
-                    per_output[k][i] = (plus[k] - minus[k]) / (2 * eps)
-            jacobians.append(per_output)
+    # Grad mode stays on: ``func`` may itself differentiate (gradgradcheck's does).
+    # The inputs are nudged through their numpy arrays, outside autograd's view.
+    base = _outputs(func, inputs)
+    jacobians = []
+    for pos in diff_positions:
+        flat = inputs[pos]._data.reshape(-1)
+        per_output = [np.zeros((flat.size, o._data.size)) for o in base]
+        for i in range(flat.size):
+            original = flat[i].item()
+            flat[i] = original + eps
+            plus = _flat_values(func, inputs)
+            flat[i] = original - eps
+            minus = _flat_values(func, inputs)
+            flat[i] = original
+            for k in range(len(base)):
+                per_output[k][i] = (plus[k] - minus[k]) / (2 * eps)
+        jacobians.append(per_output)
     return jacobians
+
+
+def _flat_values(func, inputs):
+    return [o._data.astype(np.float64).reshape(-1) for o in _outputs(func, inputs)]
 
 
 def _analytical_jacobians(func, inputs, diff_positions):

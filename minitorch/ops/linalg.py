@@ -79,19 +79,16 @@ class Matmul(Builtin):
         # Promote vectors to matrices, use the matrix rule, then undo the promotion.
         a2 = a.unsqueeze(0) if a.ndim == 1 else a
         b2 = b.unsqueeze(-1) if b.ndim == 1 else b
-        g = grad
-        if a.ndim == 1:
-            g = g.unsqueeze(-2)
-        if b.ndim == 1:
-            g = g.unsqueeze(-1)
+        sa, sb = a2._data.shape, b2._data.shape
+        g = grad.reshape(np.broadcast_shapes(sa[:-2], sb[:-2]) + (sa[-2], sb[-1]))
         ga = gb = None
         if need_a:
             ga = g @ b2.transpose(-1, -2)
-            ga = ga.squeeze(-2) if a.ndim == 1 else ga
+            ga = ga.reshape(ga.shape[:-2] + (ga.shape[-1],)) if a.ndim == 1 else ga
             ga = unbroadcast(ga, a._data.shape)
         if need_b:
             gb = a2.transpose(-1, -2) @ g
-            gb = gb.squeeze(-1) if b.ndim == 1 else gb
+            gb = gb.reshape(gb.shape[:-1]) if b.ndim == 1 else gb
             gb = unbroadcast(gb, b._data.shape)
         return ga, gb
 
@@ -102,10 +99,6 @@ class Dot(Matmul):
 
 class Mv(Matmul):
     _backward_name = "MvBackward0"
-
-
-class Mm2(Matmul):
-    _backward_name = "MmBackward0"
 
 
 class BatchMatmul(Matmul):
