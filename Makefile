@@ -54,7 +54,7 @@ test: setup
 	@rc=0; \
 	$(RUN) "$(BIN)/python" -m pytest $(TEST_PATHS) $(NBVAL_ARGS) $(PYTEST_ARGS) || rc=$$?; \
 	if [ $$rc -eq 5 ]; then \
-	    echo "make test: pytest found no tests to run (no tests and no notebooks yet)."; rc=0; \
+	    echo "make test: pytest collected no tests (no unit tests and no notebooks yet, or all deselected)."; rc=0; \
 	fi; \
 	exit $$rc
 
