@@ -15,6 +15,7 @@ from .ops._util import normalize_dim, normalize_dims, as_shape
 Sign = P.Sign  # used by Tensor.sign
 
 _SCALAR_TYPES = (int, float, bool)
+_TORCH_TYPE_NAMES = {"i": "Long", "b": "Bool", "f": "Float"}
 
 
 def _scalar(x):
@@ -81,15 +82,6 @@ def __matmul__(self, other):
 Tensor.__matmul__ = __matmul__
 
 
-def _method(name, doc):
-    def decorate(fn):
-        fn.__name__ = name
-        fn.__doc__ = doc
-        setattr(Tensor, name, fn)
-        return fn
-    return decorate
-
-
 def add(self, other, *, alpha=1):
     return self + (other * alpha if alpha != 1 else other)
 
@@ -150,7 +142,8 @@ def mean(self, dim=None, keepdim=False, *, dtype=None):
     if t._data.dtype.kind != "f":
         raise RuntimeError(
             f"mean(): could not infer output dtype. Input dtype must be either a floating point or "
-            f"complex dtype. Got: {t.dtype.name.capitalize()}. Convert first, e.g. x.float().mean()")
+            f"complex dtype. Got: {_TORCH_TYPE_NAMES[t._data.dtype.kind]}. Convert first, e.g. "
+            "x.float().mean()")
     if dim is None and not keepdim:
         return R.Mean.apply(t)
     return R.MeanDim.apply(t, normalize_dims(dim, t._data.ndim), keepdim)

@@ -14,16 +14,15 @@ LINE_WIDTH = 80
 
 def _float_formatter(values):
     finite = values[np.isfinite(values)]
-    if finite.size == 0:
-        return lambda v: _special(v) or f"{v:.4f}"
-    magnitudes = np.abs(finite)
-    nonzero = magnitudes[magnitudes != 0]
-    if np.all(finite == np.round(finite)) and (nonzero.size == 0 or nonzero.max() < 1e8):
-        return lambda v: _special(v) or f"{v:.0f}."
-    if nonzero.size and (nonzero.max() / nonzero.min() > 1000 or nonzero.max() > 1e8
-                         or nonzero.min() < 1e-4):
-        return lambda v: _special(v) or f"{v:.4e}"
-    return lambda v: _special(v) or f"{v:.4f}"
+    nonzero = np.abs(finite[finite != 0])
+    spread = nonzero.size > 0 and (nonzero.max() / nonzero.min() > 1000 or nonzero.max() > 1e8)
+    if np.all(finite == np.round(finite)):
+        body = "{:.4e}" if spread else "{:.0f}."
+    elif spread or (nonzero.size > 0 and nonzero.min() < 1e-4):
+        body = "{:.4e}"
+    else:
+        body = "{:.4f}"
+    return lambda v: _special(v) or body.format(v)
 
 
 def _special(v):
@@ -59,7 +58,8 @@ def format_data(data, indent):
     summarize = data.size > SUMMARY_THRESHOLD
     shown = _shown_values(data, summarize)
     fmt = _formatter(data, shown)
-    width = max((len(fmt(v)) for v in shown), default=1)
+    finite = shown[np.isfinite(shown)] if shown.dtype.kind == "f" else shown
+    width = max((len(fmt(v)) for v in (finite if finite.size else shown)), default=1)
     if data.ndim == 0:
         return fmt(data.item())
 
@@ -69,7 +69,7 @@ def format_data(data, indent):
     def block(x, depth):
         if x.ndim == 1:
             items = _items(x, summarize)
-            cells = [cell(v) if v is not None else "..." for v in items]
+            cells = [cell(v) if v is not None else " ..." for v in items]
             per_line = max(1, (LINE_WIDTH - indent - depth) // (width + 2))
             lines = [", ".join(cells[i:i + per_line]) for i in range(0, len(cells), per_line)]
             return "[" + (",\n" + " " * (indent + depth + 1)).join(lines) + "]"

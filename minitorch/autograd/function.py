@@ -16,6 +16,7 @@ which ``apply`` wraps in a Tensor.
 """
 
 import functools
+import warnings
 
 import numpy as np
 
@@ -196,9 +197,9 @@ class Function(metaclass=FunctionMeta):
     _saved_names = ()     # names for ``grad_fn._saved_<name>`` (built-in ops)
 
     def __init__(self, *args, **kwargs):
-        raise RuntimeError(
-            f"{type(self).__name__} is an autograd.Function: do not instantiate it, "
-            f"call {type(self).__name__}.apply(...) instead")
+        warnings.warn(f"{type(self)} should not be instantiated: its methods are static, so call "
+                      f"{type(self).__name__}.apply(...) on the class itself.", DeprecationWarning,
+                      stacklevel=2)
 
     @staticmethod
     def forward(ctx, *args):
@@ -242,15 +243,25 @@ def _wrap_outputs(cls, ctx, args, result, record):
         for t in outputs:
             t._version_counter = base._version_counter
             t._base = base if base._base is None else base._base
-    for t in ctx._dirty:
-        t._version_counter[0] += 1
     if record:
         _record(cls, ctx, args, outputs)
-    elif _grad_state.inference:
+    for t in ctx._dirty:
+        t._version_counter[0] += 1
+    if record and ctx._dirty and ctx._saved:
+        _saved_outputs_see_their_new_version(ctx._saved)
+    elif not record and _grad_state.inference:
         for t in outputs:
             if isinstance(t, Tensor):
                 t._is_inference = True
     return outputs[0] if single else tuple(outputs)
+
+
+def _saved_outputs_see_their_new_version(saved):
+    """Inputs were saved as they were before the in-place change; an output modified
+    in place is saved as it is after it."""
+    for entry in saved:
+        if entry is not None and entry.is_output and entry.tensor is not None:
+            entry.version = entry.tensor._version_counter[0]
 
 
 def _as_output(o, args, ctx):

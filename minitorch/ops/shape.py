@@ -332,7 +332,7 @@ class IndexGrad(Builtin):
 
 
 def _index_error(error, a, key):
-    message = str(error)
+    message = str(error).replace(" for axis ", " for dimension ")
     if "out of bounds" in message:
         return IndexError(message + f" (tensor of shape {list(a.shape)})")
     return IndexError(f"{message}; the tensor has shape {list(a.shape)}")

@@ -1,0 +1,737 @@
+"""``nn.Module``: the base class of every layer and model (chapter 5, "Module internals").
+
+A Module is a small bookkeeping machine.  Its ``__init__`` creates a few
+ordered dicts, and everything else reads or writes them:
+
+* ``_parameters``, ``_buffers`` and ``_modules`` hold what ``__setattr__``
+  registers when you write ``self.weight = Parameter(...)``,
+  ``self.register_buffer("mean", t)`` or ``self.fc = Linear(2, 3)``;
+  ``_non_persistent_buffers_set`` names the buffers ``state_dict`` leaves out;
+* the hook dicts (``_forward_pre_hooks``, ``_forward_hooks``,
+  ``_backward_hooks``, ``_state_dict_hooks``, ``_load_state_dict_pre_hooks``...)
+  hold functions that ``__call__`` and ``state_dict`` call at fixed points;
+* ``training`` is the flag ``train()``/``eval()`` set on the whole tree.
+
+Modules nest: ``_modules`` makes a tree, and the iterators (``parameters``,
+``named_modules``...), ``apply``, ``train``, ``state_dict`` and ``__repr__``
+all walk that tree in the same order: a module's own entries first, then its
+children in registration order.
+
+Calling a module runs ``_call_impl``: with no hooks anywhere it is just
+``forward``; otherwise global then local forward pre-hooks, backward-hook
+set-up on the inputs, ``forward``, global then local forward hooks, and
+backward-hook set-up on the outputs.
+"""
+
+import functools
+import itertools
+import warnings
+from collections import OrderedDict, namedtuple
+from collections.abc import Mapping
+
+from ..._tensor import Tensor
+from ...autograd.grad_mode import no_grad
+from ...utils.hooks import RemovableHandle
+from ..parameter import Parameter
+from ._backward_hook import BackwardHook
+
+__all__ = ["Module", "register_module_forward_pre_hook", "register_module_forward_hook",
+           "register_module_full_backward_hook", "register_module_full_backward_pre_hook"]
+
+
+# ----- hooks that run for every module -------------------------------------------------
+# Global hooks run before each module's own hooks of the same kind.
+_global_forward_pre_hooks = OrderedDict()
+_global_forward_hooks = OrderedDict()
+_global_backward_hooks = OrderedDict()
+_global_backward_pre_hooks = OrderedDict()
+
+
+def register_module_forward_pre_hook(hook):
+    """Run ``hook(module, args)`` before the forward of *every* module.  Returns a removable handle.
+
+    Like a module's own pre-hook, a non-None return value replaces the
+    positional arguments (a single value is wrapped in a tuple).
+    """
+    handle = RemovableHandle(_global_forward_pre_hooks)
+    _global_forward_pre_hooks[handle.id] = hook
+    return handle
+
+
+def register_module_forward_hook(hook):
+    """Run ``hook(module, args, output)`` after the forward of *every* module; a non-None
+    return value replaces the output.  Returns a removable handle."""
+    handle = RemovableHandle(_global_forward_hooks)
+    _global_forward_hooks[handle.id] = hook
+    return handle
+
+
+def register_module_full_backward_hook(hook):
+    """Run ``hook(module, grad_input, grad_output)`` in the backward of *every* module."""
+    handle = RemovableHandle(_global_backward_hooks)
+    _global_backward_hooks[handle.id] = hook
+    return handle
+
+
+def register_module_full_backward_pre_hook(hook):
+    """Run ``hook(module, grad_output)`` when the gradients of *every* module's outputs are ready."""
+    handle = RemovableHandle(_global_backward_pre_hooks)
+    _global_backward_pre_hooks[handle.id] = hook
+    return handle
+
+
+# ----- small helpers ----------------------------------------------------------------------
+_TENSOR_TYPE_NAMES = {"float32": "FloatTensor", "float64": "DoubleTensor",
+                      "int64": "LongTensor", "bool": "BoolTensor"}
+
+
+def _typename(obj):
+    """How error messages name a value's type: ``minitorch.FloatTensor``, ``int``, ``mypkg.Thing``."""
+    if isinstance(obj, Tensor):
+        return "minitorch." + _TENSOR_TYPE_NAMES.get(obj.dtype.name, "Tensor")
+    cls = type(obj)
+    module = cls.__module__
+    return cls.__qualname__ if module in ("builtins", "") else f"{module}.{cls.__qualname__}"
+
+
+def _addindent(text, spaces):
+    """Indent every line but the first (a child's repr sits after ``(name): ``)."""
+    lines = text.split("\n")
+    if len(lines) == 1:
+        return text
+    pad = " " * spaces
+    return lines[0] + "\n" + "\n".join(pad + line for line in lines[1:])
+
+
+class _IncompatibleKeys(namedtuple("IncompatibleKeys", ["missing_keys", "unexpected_keys"])):
+    """What ``load_state_dict`` returns: the keys it missed and the keys it did not know."""
+
+    __slots__ = ()
+
+    def __repr__(self):
+        if not self.missing_keys and not self.unexpected_keys:
+            return "<All keys matched successfully>"
+        return super().__repr__()
+
+    __str__ = __repr__
+
+
+def _forward_unimplemented(self, *args, **kwargs):
+    """The ``forward`` of a Module subclass that did not define one.
+
+    Define ``forward`` in your subclass, and call the module (``model(x)``)
+    rather than ``model.forward(x)``: only the call runs the registered hooks.
+    """
+    raise NotImplementedError(f'Module [{type(self).__name__}] is missing the required "forward" function')
+
+
+class Module:
+    """Base class for all neural network modules: subclass it, create layers and
+    parameters in ``__init__`` (after ``super().__init__()``), compute in ``forward``."""
+
+    # Format versions, for checkpoints: ``_version`` is stored in each
+    # state_dict's ``_metadata`` so a layer can upgrade an old checkpoint.
+    dump_patches = False
+    _version = 1
+    _is_full_backward_hook = None
+
+    def __init__(self, *args, **kwargs):
+        if args or kwargs:
+            raise TypeError(f"{type(self).__name__}.__init__() got unexpected arguments; "
+                            "Module.__init__ takes none (pass yours to your own __init__).")
+        # object.__setattr__ skips our __setattr__, which needs these dicts to exist.
+        setattr_ = object.__setattr__
+        setattr_(self, "training", True)
+        setattr_(self, "_parameters", OrderedDict())
+        setattr_(self, "_buffers", OrderedDict())
+        setattr_(self, "_non_persistent_buffers_set", set())
+        setattr_(self, "_backward_pre_hooks", OrderedDict())
+        setattr_(self, "_backward_hooks", OrderedDict())
+        setattr_(self, "_is_full_backward_hook", None)
+        setattr_(self, "_forward_hooks", OrderedDict())
+        setattr_(self, "_forward_hooks_with_kwargs", OrderedDict())
+        setattr_(self, "_forward_hooks_always_called", OrderedDict())
+        setattr_(self, "_forward_pre_hooks", OrderedDict())
+        setattr_(self, "_forward_pre_hooks_with_kwargs", OrderedDict())
+        setattr_(self, "_state_dict_hooks", OrderedDict())
+        setattr_(self, "_state_dict_pre_hooks", OrderedDict())
+        setattr_(self, "_load_state_dict_pre_hooks", OrderedDict())
+        setattr_(self, "_load_state_dict_post_hooks", OrderedDict())
+        setattr_(self, "_modules", OrderedDict())
+
+    forward = _forward_unimplemented
+
+    # ================================================================================
+    # Registration
+    # ================================================================================
+    def register_parameter(self, name, param):
+        """Add ``param`` (a Parameter, or None for an optional one) under ``name``."""
+        if "_parameters" not in self.__dict__:
+            raise AttributeError("cannot assign parameter before Module.__init__() call")
+        self._check_new_name(name, "parameter", self._parameters)
+        if param is None:
+            self._parameters[name] = None
+        elif not isinstance(param, Parameter):
+            raise TypeError(f"cannot assign '{_typename(param)}' object to parameter '{name}' "
+                            "(minitorch.nn.Parameter or None required)")
+        elif param.grad_fn is not None:
+            raise ValueError(
+                f"Cannot assign non-leaf Tensor to parameter '{name}'. Model parameters must be "
+                f"created explicitly. To express '{name}' as a function of another Tensor, compute "
+                "the value in the forward() method.")
+        else:
+            self._parameters[name] = param
+
+    def register_buffer(self, name, tensor, persistent=True):
+        """Add a tensor that is state but not a parameter (e.g. BatchNorm's running mean).
+
+        Buffers appear in ``buffers()``; persistent ones (the default) also in
+        ``state_dict()``.  ``tensor`` may be None.
+        """
+        if "_buffers" not in self.__dict__:
+            raise AttributeError("cannot assign buffer before Module.__init__() call")
+        self._check_new_name(name, "buffer", self._buffers)
+        if tensor is not None and not isinstance(tensor, Tensor):
+            raise TypeError(f"cannot assign '{_typename(tensor)}' object to buffer '{name}' "
+                            "(minitorch Tensor or None required)")
+        self._buffers[name] = tensor
+        if persistent:
+            self._non_persistent_buffers_set.discard(name)
+        else:
+            self._non_persistent_buffers_set.add(name)
+
+    def add_module(self, name, module):
+        """Add ``module`` (or None) as a child called ``name``."""
+        if not isinstance(module, Module) and module is not None:
+            raise TypeError(f"{_typename(module)} is not a Module subclass")
+        if not isinstance(name, str):
+            raise TypeError(f"module name should be a string. Got {_typename(name)}")
+        if hasattr(self, name) and name not in self._modules:
+            raise KeyError(f"attribute '{name}' already exists")
+        if "." in name:
+            raise KeyError(f"module name can't contain \".\", got: {name}")
+        if name == "":
+            raise KeyError('module name can\'t be empty string ""')
+        self._modules[name] = module
+
+    register_module = add_module
+
+    def _check_new_name(self, name, kind, registry):
+        if not isinstance(name, str):
+            raise TypeError(f"{kind} name should be a string. Got {_typename(name)}")
+        if "." in name:
+            raise KeyError(f'{kind} name can\'t contain "."')
+        if name == "":
+            raise KeyError(f'{kind} name can\'t be empty string ""')
+        if hasattr(self, name) and name not in registry:
+            raise KeyError(f"attribute '{name}' already exists")
+
+    def get_submodule(self, target):
+        """The module at dotted path ``target`` (``"encoder.0"``); ``""`` is self."""
+        module = self
+        for name in target.split(".") if target else ():
+            if name not in module._modules:
+                raise AttributeError(f"{module._get_name()} has no attribute `{name}`")
+            module = module._modules[name]
+        return module
+
+    # ----- attribute access: where registration happens ----------------------------
+    def __setattr__(self, name, value):
+        params = self.__dict__.get("_parameters")
+        if isinstance(value, Parameter):
+            if params is None:
+                raise AttributeError("cannot assign parameters before Module.__init__() call")
+            self._forget(name, self.__dict__, self._buffers, self._modules)
+            self.register_parameter(name, value)
+        elif params is not None and name in params:
+            if value is not None:
+                raise TypeError(f"cannot assign '{_typename(value)}' as parameter '{name}' "
+                                "(minitorch.nn.Parameter or None expected)")
+            self.register_parameter(name, value)
+        else:
+            modules = self.__dict__.get("_modules")
+            if isinstance(value, Module):
+                if modules is None:
+                    raise AttributeError("cannot assign module before Module.__init__() call")
+                self._forget(name, self.__dict__, self._parameters, self._buffers)
+                modules[name] = value
+            elif modules is not None and name in modules:
+                if value is not None:
+                    raise TypeError(f"cannot assign '{_typename(value)}' as child module '{name}' "
+                                    "(minitorch.nn.Module or None expected)")
+                modules[name] = value
+            else:
+                buffers = self.__dict__.get("_buffers")
+                if buffers is not None and name in buffers:
+                    if value is not None and not isinstance(value, Tensor):
+                        raise TypeError(f"cannot assign '{_typename(value)}' as buffer '{name}' "
+                                        "(minitorch.Tensor or None expected)")
+                    buffers[name] = value
+                else:
+                    object.__setattr__(self, name, value)
+
+    def _forget(self, name, *registries):
+        """Remove ``name`` from the other places an attribute could live."""
+        for registry in registries:
+            if name in registry:
+                del registry[name]
+        self.__dict__.get("_non_persistent_buffers_set", set()).discard(name)
+
+    def __getattr__(self, name):
+        # Only called when normal lookup fails: parameters, buffers and children
+        # live in the dicts, not in the instance's __dict__.
+        d = self.__dict__
+        for registry in ("_parameters", "_buffers", "_modules"):
+            if registry in d and name in d[registry]:
+                return d[registry][name]
+        raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
+
+    def __delattr__(self, name):
+        if name in self._parameters:
+            del self._parameters[name]
+        elif name in self._buffers:
+            del self._buffers[name]
+            self._non_persistent_buffers_set.discard(name)
+        elif name in self._modules:
+            del self._modules[name]
+        else:
+            object.__delattr__(self, name)
+
+    def __dir__(self):
+        attrs = list(object.__dir__(self)) + list(self._parameters) + list(self._buffers) + list(self._modules)
+        return sorted(key for key in set(attrs) if not key[0].isdigit())
+
+    # ================================================================================
+    # Walking the tree
+    # ================================================================================
+    def named_modules(self, memo=None, prefix="", remove_duplicate=True):
+        """Yield ``(dotted_name, module)`` for self and every descendant, parents first.
+        A module reachable twice is yielded once (unless ``remove_duplicate=False``)."""
+        if memo is None:
+            memo = set()
+        if self in memo:
+            return
+        if remove_duplicate:
+            memo.add(self)
+        yield prefix, self
+        for name, module in self._modules.items():
+            if module is None:
+                continue
+            child_prefix = prefix + ("." if prefix else "") + name
+            yield from module.named_modules(memo, child_prefix, remove_duplicate)
+
+    def modules(self):
+        """Every module of the tree, self first."""
+        for _, module in self.named_modules():
+            yield module
+
+    def named_children(self):
+        """Yield ``(name, module)`` for the direct children, each module once."""
+        seen = set()
+        for name, module in self._modules.items():
+            if module is not None and module not in seen:
+                seen.add(module)
+                yield name, module
+
+    def children(self):
+        for _, module in self.named_children():
+            yield module
+
+    def _named_members(self, members_of, prefix="", recurse=True, remove_duplicate=True):
+        """Yield ``(dotted_name, value)`` for the entries ``members_of(module)`` gives,
+        module by module in ``named_modules`` order; a tensor shared by several
+        modules is yielded once."""
+        seen = set()
+        modules = (self.named_modules(prefix=prefix, remove_duplicate=remove_duplicate)
+                   if recurse else [(prefix, self)])
+        for module_prefix, module in modules:
+            for name, value in members_of(module):
+                if value is None or (remove_duplicate and id(value) in seen):
+                    continue
+                if remove_duplicate:
+                    seen.add(id(value))
+                yield module_prefix + ("." if module_prefix else "") + name, value
+
+    def named_parameters(self, prefix="", recurse=True, remove_duplicate=True):
+        """Yield ``(dotted_name, parameter)``: own parameters first, then each child's."""
+        return self._named_members(lambda m: m._parameters.items(), prefix, recurse, remove_duplicate)
+
+    def parameters(self, recurse=True):
+        """Every parameter of the tree (what you hand to an optimizer), each once."""
+        for _, param in self.named_parameters(recurse=recurse):
+            yield param
+
+    def named_buffers(self, prefix="", recurse=True, remove_duplicate=True):
+        return self._named_members(lambda m: m._buffers.items(), prefix, recurse, remove_duplicate)
+
+    def buffers(self, recurse=True):
+        for _, buf in self.named_buffers(recurse=recurse):
+            yield buf
+
+    # ================================================================================
+    # Acting on the whole tree
+    # ================================================================================
+    def apply(self, fn):
+        """Call ``fn(module)`` on every child (recursively) and then on self; returns self.
+        The usual use: custom weight initialisation."""
+        for module in self.children():
+            module.apply(fn)
+        fn(self)
+        return self
+
+    def train(self, mode=True):
+        """Set training mode (``mode=True``) or evaluation mode on self and all descendants.
+        Only layers that behave differently (Dropout, BatchNorm) care; it does not turn off autograd."""
+        if not isinstance(mode, bool):
+            raise ValueError("training mode is expected to be boolean")
+        self.training = mode
+        for module in self.children():
+            module.train(mode)
+        return self
+
+    def eval(self):
+        """Evaluation mode: ``train(False)``.  Use ``no_grad()`` as well to stop recording."""
+        return self.train(False)
+
+    def requires_grad_(self, requires_grad=True):
+        """Make every parameter require grad, or (False) freeze them all."""
+        for p in self.parameters():
+            p.requires_grad_(requires_grad)
+        return self
+
+    def zero_grad(self, set_to_none=True):
+        """Reset the gradients of all parameters: to None (the default), or to zeros."""
+        for p in self.parameters():
+            if p.grad is None:
+                continue
+            if set_to_none:
+                p.grad = None
+            else:
+                grad = p.grad
+                if grad.grad_fn is not None:
+                    grad.detach_()
+                else:
+                    grad.requires_grad_(False)
+                grad.zero_()
+
+    # ================================================================================
+    # Printing
+    # ================================================================================
+    def _get_name(self):
+        return type(self).__name__
+
+    def extra_repr(self):
+        """The text between the parentheses of this module's repr.  Layers override it
+        (``in_features=3, out_features=4, bias=True``); several lines are allowed."""
+        return ""
+
+    def __repr__(self):
+        extra = self.extra_repr()
+        extra_lines = extra.split("\n") if extra else []
+        child_lines = [f"({name}): " + _addindent(repr(module), 2)
+                       for name, module in self._modules.items()]
+        lines = extra_lines + child_lines
+        text = self._get_name() + "("
+        if len(extra_lines) == 1 and not child_lines:
+            text += extra_lines[0]              # the one-line case: Linear(in_features=...)
+        elif lines:
+            text += "\n  " + "\n  ".join(lines) + "\n"
+        return text + ")"
+
+    # ================================================================================
+    # Calling: hooks around forward
+    # ================================================================================
+    def _call_impl(self, *args, **kwargs):
+        """Run ``forward`` with every registered hook around it (this is ``__call__``)."""
+        forward_call = self.forward
+        if not (self._forward_pre_hooks or self._forward_hooks or self._backward_hooks
+                or self._backward_pre_hooks or _global_forward_pre_hooks or _global_forward_hooks
+                or _global_backward_hooks or _global_backward_pre_hooks):
+            return forward_call(*args, **kwargs)        # the fast path: no hooks at all
+
+        full_backward_hooks, non_full_backward_hooks = self._get_backward_hooks()
+        backward_pre_hooks = [*_global_backward_pre_hooks.values(), *self._backward_pre_hooks.values()]
+
+        args, kwargs = self._run_forward_pre_hooks(args, kwargs)
+
+        bw_hook = None
+        if full_backward_hooks or backward_pre_hooks:
+            bw_hook = BackwardHook(self, full_backward_hooks, backward_pre_hooks)
+            args = bw_hook.setup_input_hook(args)
+
+        result = forward_call(*args, **kwargs)
+
+        result = self._run_forward_hooks(args, kwargs, result)
+
+        if bw_hook is not None:
+            if not isinstance(result, (Tensor, tuple)):
+                warnings.warn("For backward hooks to be called, module output should be a Tensor or "
+                              f"a tuple of Tensors but received {type(result)}")
+            result = bw_hook.setup_output_hook(result)
+
+        if non_full_backward_hooks:
+            self._register_non_full_backward_hooks(result, non_full_backward_hooks)
+        return result
+
+    __call__ = _call_impl
+
+    def _run_forward_pre_hooks(self, args, kwargs):
+        """Global then local pre-hooks.  A returned value replaces the arguments: a
+        single value is wrapped in a tuple; ``with_kwargs`` hooks return ``(args, kwargs)``."""
+        for hook_id, hook in itertools.chain(_global_forward_pre_hooks.items(),
+                                             self._forward_pre_hooks.items()):
+            if hook_id in self._forward_pre_hooks_with_kwargs:
+                result = hook(self, args, kwargs)
+                if result is not None:
+                    if not (isinstance(result, tuple) and len(result) == 2):
+                        raise RuntimeError("forward pre-hook must return None or a tuple of "
+                                           f"(new_args, new_kwargs), but got {result}.")
+                    args, kwargs = result
+            else:
+                result = hook(self, args)
+                if result is not None:
+                    args = result if isinstance(result, tuple) else (result,)
+        return args, kwargs
+
+    def _run_forward_hooks(self, args, kwargs, result):
+        """Global then local forward hooks; a non-None return value replaces the output."""
+        for hook_id, hook in itertools.chain(_global_forward_hooks.items(), self._forward_hooks.items()):
+            if hook_id in self._forward_hooks_with_kwargs:
+                hook_result = hook(self, args, kwargs, result)
+            else:
+                hook_result = hook(self, args, result)
+            if hook_result is not None:
+                result = hook_result
+        return result
+
+    def _get_backward_hooks(self):
+        """Split the backward hooks into full ones (the usual) and legacy non-full ones."""
+        full = list(_global_backward_hooks.values())
+        non_full = []
+        if self._is_full_backward_hook is True:
+            full += self._backward_hooks.values()
+        elif self._is_full_backward_hook is False:
+            non_full += self._backward_hooks.values()
+        return full, non_full
+
+    def _register_non_full_backward_hooks(self, result, hooks):
+        """Legacy ``register_backward_hook``: hook the grad_fn of the first output tensor."""
+        var = result
+        while not isinstance(var, Tensor):
+            var = next(v for v in var.values() if isinstance(v, Tensor)) if isinstance(var, dict) else var[0]
+        grad_fn = var.grad_fn
+        if grad_fn is None:
+            return
+        for hook in hooks:
+            wrapper = functools.partial(hook, self)
+            functools.update_wrapper(wrapper, hook)
+            grad_fn.register_hook(wrapper)
+
+    # ----- registering hooks ---------------------------------------------------------
+    @staticmethod
+    def _add_hook(hooks, hook, prepend=False, flags=()):
+        """Store ``hook`` in ``hooks`` under a fresh handle id; ``flags`` are dicts that mark
+        the id (e.g. ``with_kwargs``) and are cleaned up by ``handle.remove()`` too."""
+        handle = RemovableHandle(hooks, *flags)
+        hooks[handle.id] = hook
+        for flag in flags:
+            flag[handle.id] = True
+        if prepend:
+            hooks.move_to_end(handle.id, last=False)
+        return handle
+
+    def register_forward_pre_hook(self, hook, *, prepend=False, with_kwargs=False):
+        """Call ``hook(module, args)`` before each ``forward``.
+
+        It may return None (keep the arguments), a tuple of new positional
+        arguments, or a single value (used as the only argument).  With
+        ``with_kwargs=True`` it is called as ``hook(module, args, kwargs)`` and
+        returns None or ``(args, kwargs)``.  Returns a handle whose ``remove()``
+        unregisters the hook.
+        """
+        flags = (self._forward_pre_hooks_with_kwargs,) if with_kwargs else ()
+        return self._add_hook(self._forward_pre_hooks, hook, prepend, flags)
+
+    def register_forward_hook(self, hook, *, prepend=False, with_kwargs=False, always_call=False):
+        """Call ``hook(module, args, output)`` after each ``forward``; a non-None
+        return value replaces the output.  Changing ``args`` here no longer affects
+        forward, which has already run."""
+        flags = (self._forward_hooks_with_kwargs,) if with_kwargs else ()
+        if always_call:
+            flags += (self._forward_hooks_always_called,)
+        return self._add_hook(self._forward_hooks, hook, prepend, flags)
+
+    def register_full_backward_pre_hook(self, hook, prepend=False):
+        """Call ``hook(module, grad_output)`` when the gradients of the outputs are ready;
+        a returned tuple replaces ``grad_output``."""
+        return self._add_hook(self._backward_pre_hooks, hook, prepend)
+
+    def register_full_backward_hook(self, hook, prepend=False):
+        """Call ``hook(module, grad_input, grad_output)`` once the gradients of the module's
+        inputs are computed.  Both are tuples with one entry per positional argument
+        (per output), None where there is no tensor; a returned tuple replaces ``grad_input``."""
+        if self._is_full_backward_hook is False:
+            raise RuntimeError("Cannot use both regular backward hooks and full backward hooks on a "
+                               "single Module. Please use only one of them.")
+        self._is_full_backward_hook = True
+        return self._add_hook(self._backward_hooks, hook, prepend)
+
+    def register_backward_hook(self, hook):
+        """Legacy backward hook on the grad_fn of the output; prefer ``register_full_backward_hook``."""
+        if self._is_full_backward_hook is True:
+            raise RuntimeError("Cannot use both regular backward hooks and full backward hooks on a "
+                               "single Module. Please use only one of them.")
+        self._is_full_backward_hook = False
+        return self._add_hook(self._backward_hooks, hook)
+
+    # ================================================================================
+    # state_dict / load_state_dict
+    # ================================================================================
+    def _register_state_dict_hook(self, hook):
+        """Call ``hook(module, state_dict, prefix, local_metadata)`` at the end of
+        ``state_dict()``; a non-None return value replaces the state dict."""
+        return self._add_hook(self._state_dict_hooks, hook)
+
+    register_state_dict_post_hook = _register_state_dict_hook
+
+    def register_state_dict_pre_hook(self, hook):
+        """Call ``hook(module, prefix, keep_vars)`` at the start of ``state_dict()``."""
+        return self._add_hook(self._state_dict_pre_hooks, hook)
+
+    def _register_load_state_dict_pre_hook(self, hook, with_module=False):
+        """Call ``hook(state_dict, prefix, local_metadata, strict, missing_keys,
+        unexpected_keys, error_msgs)`` before this module loads its entries
+        (``hook(module, ...)`` with ``with_module=True``).  It may edit ``state_dict``."""
+        if with_module:
+            hook = functools.partial(hook, self)
+        return self._add_hook(self._load_state_dict_pre_hooks, hook)
+
+    def register_load_state_dict_pre_hook(self, hook):
+        return self._register_load_state_dict_pre_hook(hook, with_module=True)
+
+    def register_load_state_dict_post_hook(self, hook):
+        """Call ``hook(module, incompatible_keys)`` after a successful ``load_state_dict``."""
+        return self._add_hook(self._load_state_dict_post_hooks, hook)
+
+    def _save_to_state_dict(self, destination, prefix, keep_vars):
+        """Put this module's own parameters and persistent buffers into ``destination``."""
+        for name, param in self._parameters.items():
+            if param is not None:
+                destination[prefix + name] = param if keep_vars else param.detach()
+        for name, buf in self._buffers.items():
+            if buf is not None and name not in self._non_persistent_buffers_set:
+                destination[prefix + name] = buf if keep_vars else buf.detach()
+
+    def state_dict(self, *args, destination=None, prefix="", keep_vars=False):
+        """An ordered dict of every parameter and persistent buffer of the tree, by dotted name.
+
+        Values are detached tensors sharing memory with the module (so a later
+        training step changes them too: copy them, or save them, to keep a
+        snapshot); ``keep_vars=True`` gives the Parameters themselves.
+        """
+        if args:    # the legacy positional form state_dict(destination, prefix, keep_vars)
+            warnings.warn("Positional args are being deprecated, use kwargs instead.", FutureWarning)
+            destination = args[0]
+            prefix = args[1] if len(args) > 1 else prefix
+            keep_vars = args[2] if len(args) > 2 else keep_vars
+        if destination is None:
+            destination = OrderedDict()
+            destination._metadata = OrderedDict()
+        local_metadata = {"version": self._version}
+        if hasattr(destination, "_metadata"):
+            destination._metadata[prefix[:-1]] = local_metadata
+        for hook in self._state_dict_pre_hooks.values():
+            hook(self, prefix, keep_vars)
+        self._save_to_state_dict(destination, prefix, keep_vars)
+        for name, module in self._modules.items():
+            if module is not None:
+                module.state_dict(destination=destination, prefix=prefix + name + ".", keep_vars=keep_vars)
+        for hook in self._state_dict_hooks.values():
+            result = hook(self, destination, prefix, local_metadata)
+            if result is not None:
+                destination = result
+        return destination
+
+    def _plan_load_from_state_dict(self, state_dict, prefix, local_metadata, strict,
+                                   missing_keys, unexpected_keys, error_msgs):
+        """Check this module's own entries and return the copies to make, as
+        ``(destination, source)`` pairs, without copying anything yet."""
+        for hook in self._load_state_dict_pre_hooks.values():
+            hook(state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys, error_msgs)
+        local_state = {name: p for name, p in self._parameters.items() if p is not None}
+        local_state.update((name, b) for name, b in self._buffers.items()
+                           if b is not None and name not in self._non_persistent_buffers_set)
+        copies = []
+        for name, param in local_state.items():
+            key = prefix + name
+            if key not in state_dict:
+                missing_keys.append(key)
+                continue
+            value = state_dict[key]
+            if not isinstance(value, Tensor):
+                error_msgs.append(f'While copying the parameter named "{key}", expected minitorch.Tensor '
+                                  f"or Tensor-like object from checkpoint but received {type(value)}")
+            elif value.shape != param.shape:
+                error_msgs.append(f"size mismatch for {key}: copying a param with shape {value.shape} "
+                                  f"from checkpoint, the shape in current model is {param.shape}.")
+            else:
+                copies.append((param, value))
+        if strict:
+            for key in state_dict:
+                if key.startswith(prefix):
+                    first = key[len(prefix):].split(".", 1)[0]
+                    if first not in self._modules and first not in local_state:
+                        unexpected_keys.append(key)
+        return copies
+
+    def _load_from_state_dict(self, state_dict, prefix, local_metadata, strict,
+                              missing_keys, unexpected_keys, error_msgs):
+        """Load this module's own entries (not its children's) in place."""
+        copies = self._plan_load_from_state_dict(state_dict, prefix, local_metadata, strict,
+                                                 missing_keys, unexpected_keys, error_msgs)
+        _copy_all(copies)
+
+    def load_state_dict(self, state_dict, strict=True):
+        """Copy values from ``state_dict`` into this tree's parameters and buffers, in place.
+
+        With ``strict=True`` (the default) the keys must match ``state_dict()``'s
+        exactly.  Shapes must always match; values are converted to each
+        tensor's dtype.  Returns ``(missing_keys, unexpected_keys)``.  Unlike
+        PyTorch, which may have copied some entries before it raises, minitorch
+        checks everything first: if it raises, nothing was changed.
+        """
+        if not isinstance(state_dict, Mapping):
+            raise TypeError(f"Expected state_dict to be dict-like, got {type(state_dict)}.")
+        missing_keys, unexpected_keys, error_msgs = [], [], []
+        metadata = getattr(state_dict, "_metadata", None)
+        state_dict = OrderedDict(state_dict)     # pre-hooks may edit it: work on a copy
+        copies = []
+        for prefix, module in self.named_modules(prefix="", remove_duplicate=False):
+            prefix = prefix + "." if prefix else ""
+            local_metadata = {} if metadata is None else metadata.get(prefix[:-1], {})
+            child_state = {k: v for k, v in state_dict.items() if k.startswith(prefix)} if prefix else state_dict
+            copies += module._plan_load_from_state_dict(child_state, prefix, local_metadata, True,
+                                                        missing_keys, unexpected_keys, error_msgs)
+        incompatible = _IncompatibleKeys(missing_keys, unexpected_keys)
+        if strict:
+            if unexpected_keys:
+                error_msgs.insert(0, "Unexpected key(s) in state_dict: {}. ".format(
+                    ", ".join(f'"{k}"' for k in unexpected_keys)))
+            if missing_keys:
+                error_msgs.insert(0, "Missing key(s) in state_dict: {}. ".format(
+                    ", ".join(f'"{k}"' for k in missing_keys)))
+        if error_msgs:
+            raise RuntimeError("Error(s) in loading state_dict for {}:\n\t{}".format(
+                self._get_name(), "\n\t".join(error_msgs)))
+        _copy_all(copies)
+        for module in self.modules():
+            for hook in module._load_state_dict_post_hooks.values():
+                hook(module, incompatible)
+        return incompatible
+
+
+def _copy_all(copies):
+    """Copy each source into its destination tensor, in place and outside autograd."""
+    with no_grad():
+        for dest, src in copies:
+            dest.copy_(src)

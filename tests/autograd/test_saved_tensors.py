@@ -1,0 +1,149 @@
+"""Saved tensors: _saved_self/_saved_result, version counters, the in-place check, hooks."""
+
+import numpy as np
+import pytest
+
+import minitorch
+from minitorch.autograd.graph import saved_tensors_hooks
+
+
+def test_pow_saves_the_input_itself():
+    x = minitorch.rand(5, requires_grad=True)
+    y = x.pow(2)
+    assert x.equal(y.grad_fn._saved_self)
+    assert x is y.grad_fn._saved_self
+    assert y.grad_fn._saved_exponent == 2
+
+
+def test_exp_saves_an_equal_copy_of_its_output():
+    x = minitorch.rand(5, requires_grad=True)
+    y = x.exp()
+    saved = y.grad_fn._saved_result
+    assert y.equal(saved)
+    assert y is not saved
+    assert np.shares_memory(saved.detach().numpy(), y.detach().numpy())
+    assert saved.grad_fn is y.grad_fn     # its link back is restored on unpack
+
+
+def test_mul_saves_both_inputs():
+    a = minitorch.ones(2, requires_grad=True)
+    b = minitorch.ones(2)
+    y = a * b
+    assert y.grad_fn._saved_self is a and y.grad_fn._saved_other is b
+
+
+def test_views_and_detach_share_the_version_counter():
+    x = minitorch.ones(3)
+    v, d, w = x[1:], x.detach(), x.view(3)
+    v.add_(1)
+    assert (x._version, v._version, d._version, w._version) == (1, 1, 1, 1)
+    assert x.tolist() == [1.0, 2.0, 2.0]
+    d.mul_(2)
+    assert x._version == 2
+
+
+def test_data_has_its_own_version_counter():
+    x = minitorch.ones(3)
+    dd = x.data
+    dd.add_(1)
+    assert x._version == 0 and dd._version == 1
+    assert x.tolist() == [2.0, 2.0, 2.0]
+
+
+def test_every_inplace_op_bumps_the_version():
+    x = minitorch.ones(3)
+    for op in (lambda t: t.add_(1), lambda t: t.sub_(1), lambda t: t.mul_(2), lambda t: t.div_(2),
+               lambda t: t.zero_(), lambda t: t.fill_(3), lambda t: t.copy_(minitorch.ones(3)),
+               lambda t: t.__setitem__(0, 5.0)):
+        before = x._version
+        op(x)
+        assert x._version == before + 1
+
+
+def test_modified_saved_tensor_is_detected():
+    p = minitorch.ones(2, requires_grad=True)
+    q = p * 2
+    s = q ** 2          # saves q
+    q.add_(1)
+    with pytest.raises(RuntimeError, match=r"modified by an inplace operation.*is at version 1; "
+                                           r"expected version 0 instead"):
+        s.sum().backward()
+
+
+def test_modification_of_unsaved_tensor_is_fine():
+    p = minitorch.ones(2, requires_grad=True)
+    q = p * 2
+    s = q.sigmoid()     # saves its result, not q
+    q.add_(1)
+    s.sum().backward()
+    assert p.grad is not None
+
+
+def test_modification_through_a_view_is_detected():
+    p = minitorch.ones(4, requires_grad=True)
+    q = p.exp()
+    s = q * q
+    with minitorch.no_grad():
+        q[1:].mul_(3)
+    with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+        s.sum().backward()
+
+
+def test_inplace_on_non_leaf_rebases_the_graph():
+    x = minitorch.tensor([1.0, 2.0], requires_grad=True)
+    y = x * 2
+    y.add_(1)
+    assert y.grad_fn.name() == "AddBackward0"
+    y.mul_(y.detach().clone())
+    y.sum().backward()
+    # y = (2x + 1) * c with c = (2x + 1) held constant
+    assert x.grad.tolist() == [6.0, 10.0]
+
+
+def test_inplace_op_that_overwrites_its_own_saved_operand_is_detected():
+    x = minitorch.tensor([1.0, 2.0], requires_grad=True)
+    y = x * 2
+    y.mul_(y.detach())      # the saved operand shares y's memory, so the product overwrote it
+    with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+        y.sum().backward()
+
+
+def test_setitem_on_non_leaf():
+    x = minitorch.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    v = minitorch.tensor(10.0, requires_grad=True)
+    y = x * 1
+    y[1] = v * 2
+    assert y.grad_fn.name() == "CopySlices"
+    y.sum().backward()
+    assert x.grad.tolist() == [1.0, 0.0, 1.0]
+    assert v.grad.item() == 2.0
+
+
+def test_saved_tensors_hooks_pack_and_unpack():
+    packed = []
+
+    def pack(t):
+        packed.append(t.shape)
+        return ("box", t.detach().clone())
+
+    def unpack(box):
+        assert box[0] == "box"
+        return box[1]
+
+    x = minitorch.tensor([1.0, 2.0], requires_grad=True)
+    with saved_tensors_hooks(pack, unpack):
+        y = (x * x).sum()
+    assert packed == [(2,), (2,)]
+    y.backward()
+    assert x.grad.tolist() == [2.0, 4.0]
+
+
+def test_saved_tensors_hooks_nest_and_only_apply_inside():
+    calls = []
+    x = minitorch.ones(1, requires_grad=True)
+    with saved_tensors_hooks(lambda t: calls.append("outer") or t, lambda t: t):
+        with saved_tensors_hooks(lambda t: calls.append("inner") or t, lambda t: t):
+            x.exp()
+        x.exp()
+    x.exp()
+    assert calls == ["inner", "outer"]
