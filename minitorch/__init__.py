@@ -21,3 +21,5 @@ from .autograd.grad_mode import (no_grad, enable_grad, set_grad_enabled, is_grad
 from ._functions import *  # noqa: E402,F401,F403
 
 __version__ = "0.1.0"
+from . import nn, optim  # noqa: E402,F401
+from .serialization import save, load  # noqa: E402,F401

@@ -1,0 +1,15 @@
+"""``minitorch.nn``: Modules, Parameters, layers, losses, ``functional`` and ``init``
+(chapter 5, "Module internals"; chapter 6, "Putting it together").
+
+``import minitorch.nn as nn`` gives the names PyTorch code expects:
+``nn.Module``, ``nn.Parameter``, ``nn.Linear``..., ``nn.functional`` (also
+``import minitorch.nn.functional as F``) and ``nn.init``.
+"""
+
+from .parameter import Parameter
+from .modules import *  # noqa: F401,F403
+from .modules import __all__ as _modules_all
+from . import modules, functional, init  # noqa: F401
+import minitorch.nn.functional as F  # noqa: F401
+
+__all__ = ["Parameter", "functional", "init", "modules"] + list(_modules_all)

@@ -1,0 +1,111 @@
+"""``nn.BatchNorm1d``: parameters, buffers and the training flag in one layer (chapters 5 and 6).
+
+In training mode it normalises each feature with the batch's own mean and
+(biased) variance, then updates its running estimates, which are *buffers*
+(state saved in ``state_dict`` but not trained):
+
+    running_mean = (1 - momentum) * running_mean + momentum * batch_mean
+    running_var  = (1 - momentum) * running_var  + momentum * unbiased_batch_var
+
+and counts batches in ``num_batches_tracked`` (with ``momentum=None`` the
+running values are plain averages over all batches seen).  After
+``model.eval()`` it normalises with the running estimates instead, so one
+sample's output no longer depends on the rest of its batch.
+"""
+
+from ..._creation import ones, zeros, tensor
+from ..._dtype import int64
+from ...autograd.grad_mode import no_grad
+from .. import init
+from ..parameter import Parameter
+from .module import Module
+
+__all__ = ["BatchNorm1d"]
+
+
+class BatchNorm1d(Module):
+    """Batch normalisation over the feature dim of ``(N, C)`` or ``(N, C, L)`` inputs."""
+
+    _version = 2
+
+    def __init__(self, num_features, eps=1e-5, momentum=0.1, affine=True, track_running_stats=True,
+                 device=None, dtype=None, *, bias=True):
+        super().__init__()
+        self.num_features = num_features
+        self.eps = eps
+        self.momentum = momentum
+        self.affine = affine
+        self.use_bias = bias and affine
+        self.track_running_stats = track_running_stats
+        weight = Parameter(ones(num_features, dtype=dtype)) if affine else None
+        bias = Parameter(zeros(num_features, dtype=dtype)) if self.use_bias else None
+        self.register_parameter("weight", weight)
+        self.register_parameter("bias", bias)
+        if track_running_stats:
+            self.register_buffer("running_mean", zeros(num_features, dtype=dtype))
+            self.register_buffer("running_var", ones(num_features, dtype=dtype))
+            self.register_buffer("num_batches_tracked", tensor(0, dtype=int64))
+        else:
+            self.register_buffer("running_mean", None)
+            self.register_buffer("running_var", None)
+            self.register_buffer("num_batches_tracked", None)
+
+    def reset_running_stats(self):
+        if self.track_running_stats:
+            init.zeros_(self.running_mean)
+            init.ones_(self.running_var)
+            init.zeros_(self.num_batches_tracked)
+
+    def reset_parameters(self):
+        self.reset_running_stats()
+        if self.affine:
+            init.ones_(self.weight)
+            if self.bias is not None:
+                init.zeros_(self.bias)
+
+    def _check_input(self, input):
+        if input.ndim not in (2, 3):
+            raise ValueError(f"expected 2D or 3D input (got {input.ndim}D input)")
+        if input.shape[1] != self.num_features:
+            raise RuntimeError(f"running_mean should contain {input.shape[1]} elements not "
+                               f"{self.num_features}")
+
+    def forward(self, input):
+        self._check_input(input)
+        dims = (0,) if input.ndim == 2 else (0, 2)
+        shape = (1, -1) if input.ndim == 2 else (1, -1, 1)
+        use_batch_stats = self.training or not self.track_running_stats
+        if use_batch_stats:
+            count = input.numel() // input.shape[1]
+            if count <= 1:
+                raise ValueError("Expected more than 1 value per channel when training, got input "
+                                 f"size {input.shape}")
+            mean = input.mean(dims, keepdim=True)
+            centered = input - mean
+            var = (centered * centered).mean(dims, keepdim=True)
+            if self.training and self.track_running_stats:
+                self._update_running_stats(mean, var, count)
+        else:
+            mean = self.running_mean.reshape(*shape)
+            centered = input - mean
+            var = self.running_var.reshape(*shape)
+        out = centered / (var + self.eps).sqrt()
+        if self.weight is not None:
+            out = out * self.weight.reshape(*shape)
+        if self.bias is not None:
+            out = out + self.bias.reshape(*shape)
+        return out
+
+    def _update_running_stats(self, mean, var, count):
+        """Blend the batch statistics into the buffers (outside autograd)."""
+        with no_grad():
+            self.num_batches_tracked.add_(1)
+            factor = (1.0 / float(self.num_batches_tracked) if self.momentum is None
+                      else self.momentum)
+            unbiased = var.reshape(-1) * (count / (count - 1))
+            self.running_mean.mul_(1 - factor).add_(mean.reshape(-1) * factor)
+            self.running_var.mul_(1 - factor).add_(unbiased * factor)
+
+    def extra_repr(self):
+        return ("{num_features}, eps={eps}, momentum={momentum}, affine={affine}, bias={use_bias}, "
+                "track_running_stats={track_running_stats}".format(**self.__dict__))
