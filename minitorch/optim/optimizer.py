@@ -19,6 +19,7 @@ optimizer over a new model.
 """
 
 import copy
+import warnings
 from collections import defaultdict
 
 
@@ -81,6 +82,9 @@ class Optimizer:
                                 f"{_typename(p)}")
             if not p.is_leaf:
                 raise ValueError("can't optimize a non-leaf Tensor")
+        if len({id(p) for p in params}) != len(params):
+            warnings.warn("optimizer contains a parameter group with duplicate parameters; in future, "
+                          "this will cause an error", UserWarning, stacklevel=3)
         group = dict(param_group, params=params)
         for name, default in self.defaults.items():
             if default is required and name not in group:

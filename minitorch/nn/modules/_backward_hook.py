@@ -15,6 +15,8 @@ tuples and calls the user's hooks, whose returned tuple replaces ``grad_input``.
 
 import warnings
 
+import numpy as np
+
 from ...autograd.function import Function
 from ...autograd.grad_mode import is_grad_enabled
 from ..._tensor import Tensor
@@ -78,11 +80,16 @@ class BackwardHook:
             node.register_hook(self._input_hook)
         result, self.input_tensors_index = self._route_through_identity(args, register)
         self.n_inputs = len(args)
+        self.input_zeros = [a._data for a in args if isinstance(a, Tensor)]
         return result
 
     def _input_hook(self, grad_inputs, _grad_outputs):
         if self.grad_outputs is None:
             return None     # gradient reached the inputs without passing through the outputs
+        # An input that needs no grad gets zeros, as in PyTorch (its identity output was
+        # non-differentiable, and backward fills the gradient of such an output with zeros).
+        grad_inputs = [Tensor._wrap(np.zeros_like(data)) if g is None else g
+                       for g, data in zip(grad_inputs, self.input_zeros)]
         grads = _pack(self.input_tensors_index, grad_inputs, self.n_inputs)
         for hook in self.user_hooks:
             result = hook(self.module, grads, self.grad_outputs)

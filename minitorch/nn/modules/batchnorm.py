@@ -106,6 +106,18 @@ class BatchNorm1d(Module):
             self.running_mean.mul_(1 - factor).add_(mean.reshape(-1) * factor)
             self.running_var.mul_(1 - factor).add_(unbiased * factor)
 
+    def _plan_load_from_state_dict(self, state_dict, prefix, local_metadata, strict,
+                                   missing_keys, unexpected_keys, error_msgs):
+        # Checkpoints older than version 2 of this layer have no num_batches_tracked:
+        # keep the current count instead of reporting the key as missing.
+        version = local_metadata.get("version")
+        key = prefix + "num_batches_tracked"
+        if (version is None or version < 2) and self.track_running_stats and key not in state_dict:
+            state_dict[key] = self.num_batches_tracked if self.num_batches_tracked is not None \
+                else tensor(0, dtype=int64)
+        return super()._plan_load_from_state_dict(state_dict, prefix, local_metadata, strict,
+                                                  missing_keys, unexpected_keys, error_msgs)
+
     def extra_repr(self):
         return ("{num_features}, eps={eps}, momentum={momentum}, affine={affine}, bias={use_bias}, "
                 "track_running_stats={track_running_stats}".format(**self.__dict__))

@@ -133,6 +133,7 @@ class Module:
     # state_dict's ``_metadata`` so a layer can upgrade an old checkpoint.
     dump_patches = False
     _version = 1
+    call_super_init = False
     _is_full_backward_hook = None
 
     def __init__(self, *args, **kwargs):
@@ -142,8 +143,8 @@ class Module:
         # object.__setattr__ skips our __setattr__, which needs these dicts to exist.
         setattr_ = object.__setattr__
         setattr_(self, "training", True)
-        setattr_(self, "_parameters", OrderedDict())
-        setattr_(self, "_buffers", OrderedDict())
+        setattr_(self, "_parameters", {})
+        setattr_(self, "_buffers", {})
         setattr_(self, "_non_persistent_buffers_set", set())
         setattr_(self, "_backward_pre_hooks", OrderedDict())
         setattr_(self, "_backward_hooks", OrderedDict())
@@ -157,7 +158,7 @@ class Module:
         setattr_(self, "_state_dict_pre_hooks", OrderedDict())
         setattr_(self, "_load_state_dict_pre_hooks", OrderedDict())
         setattr_(self, "_load_state_dict_post_hooks", OrderedDict())
-        setattr_(self, "_modules", OrderedDict())
+        setattr_(self, "_modules", {})
 
     forward = _forward_unimplemented
 
@@ -592,7 +593,9 @@ class Module:
         ``state_dict()``; a non-None return value replaces the state dict."""
         return self._add_hook(self._state_dict_hooks, hook)
 
-    register_state_dict_post_hook = _register_state_dict_hook
+    def register_state_dict_post_hook(self, hook):
+        """Public name of ``_register_state_dict_hook``."""
+        return self._register_state_dict_hook(hook)
 
     def register_state_dict_pre_hook(self, hook):
         """Call ``hook(module, prefix, keep_vars)`` at the start of ``state_dict()``."""
@@ -630,7 +633,8 @@ class Module:
         snapshot); ``keep_vars=True`` gives the Parameters themselves.
         """
         if args:    # the legacy positional form state_dict(destination, prefix, keep_vars)
-            warnings.warn("Positional args are being deprecated, use kwargs instead.", FutureWarning)
+            warnings.warn("Positional args are being deprecated, use kwargs instead.", FutureWarning,
+                          stacklevel=2)
             destination = args[0]
             prefix = args[1] if len(args) > 1 else prefix
             keep_vars = args[2] if len(args) > 2 else keep_vars

@@ -1,0 +1,377 @@
+"""nn.Module's bookkeeping: __init__'s dicts, registration, iteration, apply/train/eval, repr.
+
+Expected messages and orders were taken from PyTorch 2.13 running the same code.
+"""
+
+import contextlib
+from collections import OrderedDict
+
+import pytest
+
+import minitorch as torch
+import minitorch.nn as nn
+from minitorch.nn import Parameter
+
+
+@contextlib.contextmanager
+def key_error(message):
+    """Expect a KeyError whose message is exactly ``message`` (str() of a KeyError adds quotes)."""
+    with pytest.raises(KeyError) as info:
+        yield
+    assert info.value.args[0] == message
+
+
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(2, 3)
+        self.register_buffer("steps", torch.zeros(1))
+        self.register_buffer("scratch", torch.zeros(1), persistent=False)
+        self.act = nn.ReLU()
+        self.scale = Parameter(torch.ones(1))
+
+    def forward(self, x):
+        return self.act(self.fc(x)) * self.scale
+
+
+# ----- __init__ ------------------------------------------------------------------------
+def test_init_creates_the_dicts_the_seeds_list():
+    m = nn.Module()
+    d = vars(m)
+    for name in ("_parameters", "_buffers", "_modules", "_forward_pre_hooks", "_forward_hooks",
+                 "_backward_hooks", "_state_dict_hooks", "_load_state_dict_pre_hooks"):
+        assert isinstance(d[name], dict) and not d[name], name
+    for name in ("_forward_pre_hooks", "_forward_hooks", "_backward_hooks", "_state_dict_hooks",
+                 "_load_state_dict_pre_hooks"):
+        assert isinstance(d[name], OrderedDict), name
+    assert d["_non_persistent_buffers_set"] == set()
+    assert d["training"] is True
+    assert d["_is_full_backward_hook"] is None
+
+
+def test_class_attributes():
+    assert nn.Module.dump_patches is False
+    assert nn.Module._version == 1
+    assert "training" not in vars(nn.Module)
+
+
+def test_forward_missing_raises_pytorch_message():
+    with pytest.raises(NotImplementedError, match=r'^Module \[Module\] is missing the required "forward" function$'):
+        nn.Module()(torch.ones(1))
+
+    class NoForward(nn.Module):
+        pass
+    with pytest.raises(NotImplementedError, match=r"Module \[NoForward\]"):
+        NoForward()(1)
+
+
+# ----- registration ------------------------------------------------------------------
+def test_setattr_registers_parameters_modules_buffers():
+    n = Net()
+    assert list(n._parameters) == ["scale"]
+    assert list(n._modules) == ["fc", "act"]
+    assert list(n._buffers) == ["steps", "scratch"]
+    assert n._non_persistent_buffers_set == {"scratch"}
+    for name in ("fc", "act", "scale", "steps"):
+        assert name not in vars(n)
+    assert n.fc is n._modules["fc"] and n.scale is n._parameters["scale"]
+    assert n.steps is n._buffers["steps"]
+
+
+def test_assigning_before_init_raises_attribute_error():
+    class A(nn.Module):
+        def __init__(self):
+            self.p = Parameter(torch.zeros(1))
+
+    class B(nn.Module):
+        def __init__(self):
+            self.m = nn.ReLU()
+
+    class C(nn.Module):
+        def __init__(self):
+            self.register_buffer("b", torch.zeros(1))
+
+    class D(nn.Module):
+        def __init__(self):
+            self.register_parameter("p", None)
+
+    with pytest.raises(AttributeError, match=r"^cannot assign parameters before Module.__init__\(\) call$"):
+        A()
+    with pytest.raises(AttributeError, match=r"^cannot assign module before Module.__init__\(\) call$"):
+        B()
+    with pytest.raises(AttributeError, match=r"^cannot assign buffer before Module.__init__\(\) call$"):
+        C()
+    with pytest.raises(AttributeError, match=r"^cannot assign parameter before Module.__init__\(\) call$"):
+        D()
+
+
+def test_plain_tensor_over_parameter_slot_is_a_type_error():
+    lin = nn.Linear(3, 4)
+    with pytest.raises(TypeError, match=r"cannot assign 'minitorch.FloatTensor' as parameter 'weight' "
+                                        r"\(minitorch.nn.Parameter or None expected\)"):
+        lin.weight = torch.zeros(4, 3)
+    with pytest.raises(TypeError, match=r"cannot assign 'int' as parameter 'weight'"):
+        lin.weight = 3
+    lin.weight = None
+    assert lin._parameters["weight"] is None and lin.weight is None
+
+
+def test_non_module_over_child_slot_and_bad_buffer_value():
+    n = Net()
+    with pytest.raises(TypeError, match=r"cannot assign 'int' as child module 'fc'"):
+        n.fc = 3
+    with pytest.raises(TypeError, match=r"cannot assign 'int' as buffer 'steps'"):
+        n.steps = 3
+    n.steps = torch.ones(2)
+    assert n._buffers["steps"].tolist() == [1.0, 1.0]
+    n.fc = None
+    assert n._modules["fc"] is None
+
+
+def test_reassigning_moves_between_registries():
+    n = Net()
+    n.steps = Parameter(torch.zeros(1))      # a Parameter replaces the buffer
+    assert "steps" in n._parameters and "steps" not in n._buffers
+    n.scratch = nn.Tanh()
+    assert "scratch" in n._modules and "scratch" not in n._buffers
+    assert "scratch" not in n._non_persistent_buffers_set
+    n.plain = 5
+    assert vars(n)["plain"] == 5
+    n.plain = Parameter(torch.zeros(1))
+    assert "plain" not in vars(n) and "plain" in n._parameters
+
+
+def test_register_parameter_errors():
+    lin = nn.Linear(1, 1)
+    lin.existing = 5
+    with key_error('parameter name can\'t contain "."'):
+        lin.register_parameter("a.b", None)
+    with key_error('parameter name can\'t be empty string ""'):
+        lin.register_parameter("", None)
+    with pytest.raises(TypeError, match="^parameter name should be a string. Got int$"):
+        lin.register_parameter(1, None)
+    with key_error("attribute 'existing' already exists"):
+        lin.register_parameter("existing", None)
+    with pytest.raises(TypeError, match=r"cannot assign 'minitorch.FloatTensor' object to parameter 'foo' "
+                                        r"\(minitorch.nn.Parameter or None required\)"):
+        lin.register_parameter("foo", torch.zeros(1))
+
+
+def test_register_buffer_errors_and_persistence():
+    lin = nn.Linear(1, 1)
+    with key_error('buffer name can\'t contain "."'):
+        lin.register_buffer("b.c", None)
+    with key_error('buffer name can\'t be empty string ""'):
+        lin.register_buffer("", None)
+    with pytest.raises(TypeError, match="^buffer name should be a string. Got int$"):
+        lin.register_buffer(3, None)
+    with key_error("attribute 'weight' already exists"):
+        lin.register_buffer("weight", None)
+    with pytest.raises(TypeError, match=r"cannot assign 'int' object to buffer 'q'"):
+        lin.register_buffer("q", 3)
+    lin.register_buffer("q", torch.zeros(1), persistent=False)
+    assert lin._non_persistent_buffers_set == {"q"}
+    lin.register_buffer("q", torch.zeros(1))          # re-registering as persistent
+    assert lin._non_persistent_buffers_set == set()
+    lin.register_buffer("none_yet", None)
+    assert lin._buffers["none_yet"] is None and list(lin.buffers()) == [lin.q]
+
+
+def test_add_module_and_register_module():
+    m = nn.Module()
+    relu = nn.ReLU()
+    m.add_module("act", relu)
+    m.register_module("act2", relu)
+    assert m.act is relu and m.act2 is relu
+    m.attr = 1
+    with pytest.raises(TypeError, match="^int is not a Module subclass$"):
+        m.add_module("x", 3)
+    with pytest.raises(TypeError, match="^module name should be a string. Got int$"):
+        m.add_module(3, relu)
+    with key_error("attribute 'attr' already exists"):
+        m.add_module("attr", relu)
+    with key_error('module name can\'t contain ".", got: a.b'):
+        m.add_module("a.b", relu)
+    with key_error('module name can\'t be empty string ""'):
+        m.add_module("", relu)
+    m.add_module("empty", None)
+    assert m.empty is None
+
+
+def test_getattr_and_delattr():
+    n = Net()
+    with pytest.raises(AttributeError, match="^'Net' object has no attribute 'nothere'$"):
+        n.nothere
+    del n.scale
+    del n.scratch
+    del n.act
+    assert "scale" not in n._parameters and "scratch" not in n._buffers and "act" not in n._modules
+    assert n._non_persistent_buffers_set == set()
+    with pytest.raises(AttributeError, match="'Net' object has no attribute 'scale'"):
+        n.scale
+    n.plain = 1
+    del n.plain
+    with pytest.raises(AttributeError):
+        del n.plain
+
+
+def test_dir_lists_registered_names():
+    names = dir(Net())
+    for name in ("fc", "act", "scale", "steps", "forward", "training"):
+        assert name in names
+
+
+# ----- iteration -------------------------------------------------------------------------
+def make_tree():
+    root = nn.Module()
+    root.a = Parameter(torch.zeros(1))
+    root.register_buffer("buf", torch.zeros(1))
+    root.block = nn.Sequential(nn.Linear(1, 2), nn.ReLU())
+    root.head = nn.Linear(2, 1)
+    root.block[0].register_buffer("count", torch.zeros(1))
+    return root
+
+
+def test_named_parameters_order_and_prefixes():
+    root = make_tree()
+    assert [n for n, _ in root.named_parameters()] == ["a", "block.0.weight", "block.0.bias",
+                                                       "head.weight", "head.bias"]
+    assert [n for n, _ in root.named_parameters(prefix="model")] == [
+        "model.a", "model.block.0.weight", "model.block.0.bias", "model.head.weight", "model.head.bias"]
+    assert [n for n, _ in root.named_parameters(recurse=False)] == ["a"]
+    assert [p for p in root.parameters()][0] is root.a
+    assert len(list(root.parameters(recurse=False))) == 1
+
+
+def test_named_buffers_modules_children():
+    root = make_tree()
+    assert [n for n, _ in root.named_buffers()] == ["buf", "block.0.count"]
+    assert [n for n, _ in root.named_buffers(recurse=False)] == ["buf"]
+    assert [n for n, _ in root.named_modules()] == ["", "block", "block.0", "block.1", "head"]
+    assert [n for n, _ in root.named_modules(prefix="m")] == ["m", "m.block", "m.block.0", "m.block.1", "m.head"]
+    assert [n for n, _ in root.named_children()] == ["block", "head"]
+    assert list(root.children()) == [root.block, root.head]
+    assert list(root.modules())[0] is root
+
+
+def test_shared_parameters_and_modules_yielded_once():
+    shared = nn.Linear(2, 2)
+    root = nn.Module()
+    root.first = shared
+    root.second = shared
+    root.extra = nn.Linear(2, 2)
+    root.extra.weight = shared.weight          # a parameter shared between two modules
+    assert [n for n, _ in root.named_modules()] == ["", "first", "extra"]
+    assert [n for n, _ in root.named_children()] == ["first", "extra"]
+    assert [n for n, _ in root.named_parameters()] == ["first.weight", "first.bias", "extra.bias"]
+    assert len(list(root.named_parameters(remove_duplicate=False))) == 6
+    assert [n for n, _ in root.named_modules(remove_duplicate=False)] == ["", "first", "second", "extra"]
+
+
+def test_none_entries_are_skipped():
+    lin = nn.Linear(2, 2, bias=False)
+    assert [n for n, _ in lin.named_parameters()] == ["weight"]
+    root = nn.Module()
+    root.add_module("gone", None)
+    assert list(root.children()) == [] and [n for n, _ in root.named_modules()] == [""]
+
+
+# ----- apply, train, eval, requires_grad_, zero_grad ------------------------------------
+def test_apply_is_post_order_and_returns_self():
+    root = make_tree()
+    seen = []
+    assert root.apply(lambda m: seen.append(type(m).__name__)) is root
+    assert seen == ["Linear", "ReLU", "Sequential", "Linear", "Module"]
+
+
+def test_train_and_eval_are_recursive():
+    root = make_tree()
+    assert root.eval() is root
+    assert all(not m.training for m in root.modules())
+    assert root.train() is root
+    assert all(m.training for m in root.modules())
+    root.train(False)
+    assert not root.block[1].training
+
+
+@pytest.mark.parametrize("mode", [1, 0, "yes", None])
+def test_train_rejects_non_bool(mode):
+    with pytest.raises(ValueError, match="^training mode is expected to be boolean$"):
+        nn.Linear(1, 1).train(mode)
+
+
+def test_requires_grad_freezes_and_unfreezes():
+    root = make_tree()
+    assert root.requires_grad_(False) is root
+    assert not any(p.requires_grad for p in root.parameters())
+    assert all(not b.requires_grad for b in root.buffers())
+    root.requires_grad_()
+    assert all(p.requires_grad for p in root.parameters())
+
+
+def test_zero_grad_sets_to_none_or_zeros():
+    lin = nn.Linear(2, 1)
+    lin(torch.ones(3, 2)).sum().backward()
+    grad = lin.weight.grad
+    lin.zero_grad(set_to_none=False)
+    assert lin.weight.grad is grad and lin.weight.grad.tolist() == [[0.0, 0.0]]
+    lin(torch.ones(3, 2)).sum().backward()
+    assert lin.weight.grad.tolist() == [[3.0, 3.0]]
+    lin.zero_grad()
+    assert lin.weight.grad is None and lin.bias.grad is None
+
+
+# ----- repr ------------------------------------------------------------------------------
+def test_repr_nested_sequential_matches_pytorch():
+    s = nn.Sequential(nn.Linear(2, 3), nn.ReLU(), nn.Sequential(nn.Linear(3, 1), nn.Sigmoid()))
+    assert repr(s) == (
+        "Sequential(\n"
+        "  (0): Linear(in_features=2, out_features=3, bias=True)\n"
+        "  (1): ReLU()\n"
+        "  (2): Sequential(\n"
+        "    (0): Linear(in_features=3, out_features=1, bias=True)\n"
+        "    (1): Sigmoid()\n"
+        "  )\n"
+        ")")
+
+
+def test_repr_one_line_and_empty_cases():
+    assert repr(nn.Module()) == "Module()"
+    assert repr(nn.Linear(3, 4)) == "Linear(in_features=3, out_features=4, bias=True)"
+    assert repr(nn.Linear(2, 2, bias=False)) == "Linear(in_features=2, out_features=2, bias=False)"
+
+
+def test_repr_multi_line_extra_and_children():
+    class Odd(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.inner = nn.Tanh()
+
+        def extra_repr(self):
+            return "first=1\nsecond=2"
+
+    assert repr(Odd()) == "Odd(\n  first=1\n  second=2\n  (inner): Tanh()\n)"
+
+    class OneExtraOneChild(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.inner = nn.Tanh()
+
+        def extra_repr(self):
+            return "k=1"
+
+    assert repr(OneExtraOneChild()) == "OneExtraOneChild(\n  k=1\n  (inner): Tanh()\n)"
+
+
+def test_repr_of_none_child():
+    m = nn.Module()
+    m.add_module("gone", None)
+    assert repr(m) == "Module(\n  (gone): None\n)"
+
+
+def test_get_submodule():
+    root = make_tree()
+    assert root.get_submodule("block.0") is root.block[0]
+    assert root.get_submodule("") is root
+    with pytest.raises(AttributeError, match="has no attribute `nope`"):
+        root.get_submodule("block.nope")
