@@ -22,7 +22,7 @@ import numpy as np
 from . import _dtype
 from ._dtype import from_numpy_dtype
 from ._tensor_str import tensor_repr
-from .autograd import function as _function_module, engine as _engine_module
+from .autograd import function as _function_module, engine as _engine_module, graph as _graph_module
 from .autograd.grad_mode import _state as _grad_state
 from .autograd.graph import AccumulateGrad
 
@@ -35,10 +35,12 @@ _SCALARS = (int, float, bool)
 class Tensor:
     """A multi-dimensional array that can record the operations applied to it."""
 
-    __slots__ = ("_data", "_requires_grad", "_grad_fn", "_output_nr", "_version_counter",
-                 "_grad", "_base", "__weakref__", "__dict__")
+    __slots__ = ("_data", "_requires_grad", "_grad_fn", "_version_counter", "__weakref__", "__dict__")
 
     # Rarely set, so kept out of the per-tensor slots (an instance dict is made on first use).
+    _output_nr = 0      # which output of grad_fn this is
+    _grad = None        # set on leaves by backward
+    _base = None        # the tensor a view looks into
     _backward_hooks = None
     _retains_grad = False
     _acc_ref = None
@@ -65,10 +67,7 @@ class Tensor:
         t._data = array
         t._requires_grad = False
         t._grad_fn = None
-        t._output_nr = 0
         t._version_counter = [0]
-        t._grad = None
-        t._base = None
         return t
 
     @staticmethod
@@ -79,10 +78,7 @@ class Tensor:
         t = _new(cls)
         t._data = data._data
         t._grad_fn = None
-        t._output_nr = 0
         t._version_counter = data._version_counter
-        t._grad = None
-        t._base = None
         t._requires_grad = False
         if requires_grad:
             t.requires_grad_(True)
@@ -95,12 +91,15 @@ class Tensor:
         t._base = self._base
         return t
 
-    def _alias_with_graph(self, node, output_nr):
-        """A saved output unpacked: same memory, and ``node`` as its grad_fn again."""
-        t = self._alias_without_graph()
+    @staticmethod
+    def _saved_output(data, version_counter, node, output_nr):
+        """A saved output unpacked: its memory, its version counter, and ``node`` as grad_fn again."""
+        t = Tensor._wrap(data)
+        t._version_counter = version_counter
         t._grad_fn = node
-        t._output_nr = output_nr
         t._requires_grad = True
+        if output_nr:
+            t._output_nr = output_nr
         return t
 
     def _accumulate_grad_node(self):
@@ -386,6 +385,9 @@ class Tensor:
         from .utils.hooks import RemovableHandle, hook_dict
         if self._backward_hooks is None:
             self._backward_hooks = hook_dict()
+        node = self._acc_ref() if self._acc_ref is not None else None
+        if node is not None:
+            node._hooked = True
         handle = RemovableHandle(self._backward_hooks)
         self._backward_hooks[handle.id] = hook
         return handle
@@ -468,5 +470,6 @@ class Size(tuple):
 
 _function_module.Tensor = Tensor
 _engine_module.Tensor = Tensor
+_graph_module.Tensor = Tensor
 
 from . import _tensor_ops as _ops  # noqa: E402  (attaches the differentiable methods)

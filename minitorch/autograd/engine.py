@@ -21,7 +21,7 @@ import heapq
 import sys
 
 from .grad_mode import _state as _grad_state
-from .graph import AccumulateGrad
+from .graph import AccumulateGrad, FREED
 
 __all__ = ["run_backward", "accumulate_into_grad"]
 
@@ -58,17 +58,7 @@ def run_backward(roots, grad_roots, retain_graph, create_graph, inputs=None, all
     prev_mode = _grad_state.enabled
     _grad_state.enabled = create_graph
     try:
-        while ready:
-            node = heapq.heappop(ready)[2]
-            grads = _run_tensor_hooks(node, buffers.pop(node))
-            if node in capture_at:
-                for nr in capture_at[node]:
-                    captured[(node, nr)] = grads[nr]
-                if not any(edge and edge[0] in deps for edge in node._edges):
-                    continue    # nothing beyond this node was asked for
-            _distribute(node, _run_node(node, grads), deps, buffers, ready)
-            if not retain_graph:
-                node._release_saved()
+        _execute(ready, buffers, deps, capture_at, captured, retain_graph)
     finally:
         _grad_state.enabled = prev_mode
 
@@ -156,23 +146,41 @@ def _nodes_leading_to(target_nodes, order):
     return leads & set(order)
 
 
-def _distribute(node, outputs, deps, buffers, ready):
-    """Hand each input gradient to the node it belongs to; queue nodes that have all theirs."""
-    for edge, grad in zip(node._edges, outputs):
-        if not edge:
-            continue
-        child, nr = edge
-        remaining = deps.get(child)
-        if remaining is None:      # pruned: leads to no requested input
-            continue
-        if grad is not None:
-            _add_to_buffer(buffers, child, nr, grad)
-        deps[child] = remaining - 1
-        if remaining == 1:
-            if child in buffers:
-                heapq.heappush(ready, (-child._seq, id(child), child))
-            else:
-                _release_children(child, deps, ready, buffers)
+def _execute(ready, buffers, deps, capture_at, captured, retain_graph):
+    """Run ready nodes until none is left; each hands its input gradients on."""
+    heappop, heappush = heapq.heappop, heapq.heappush
+    while ready:
+        node = heappop(ready)[2]
+        grads = buffers.pop(node)
+        if node._hooked:
+            grads = _run_pre_hooks(node, grads)
+        if capture_at and node in capture_at:
+            for nr in capture_at[node]:
+                captured[(node, nr)] = grads[nr]
+            if not any(edge and edge[0] in deps for edge in node._edges):
+                continue    # nothing beyond this node was asked for
+        outputs = node._apply(grads)
+        if node._hooked and node._post_hooks:
+            outputs = _run_post_hooks(node, outputs, grads)
+        if not retain_graph and node._saved is not None:
+            node._saved = FREED
+        for edge, grad in zip(node._edges, outputs):
+            if not edge:
+                continue
+            child = edge[0]
+            remaining = deps.get(child)
+            if remaining is None:      # pruned: leads to no requested input
+                continue
+            if grad is not None:
+                _add_to_buffer(buffers, child, edge[1], grad)
+            deps[child] = remaining - 1
+            if remaining == 1:
+                if child in buffers:
+                    heappush(ready, (-child._seq, id(child), child))
+                else:
+                    _release_children(child, deps, ready, buffers)
+        # Drop our references so AccumulateGrad can tell when a gradient is ours alone.
+        grads = outputs = grad = None
 
 
 def _add_to_buffer(buffers, node, nr, grad):
@@ -200,7 +208,7 @@ def _release_children(node, deps, ready, buffers):
                     stack.append(child)
 
 
-def _run_tensor_hooks(node, grads):
+def _run_pre_hooks(node, grads):
     """Tensor hooks first, then ``retain_grad``, then the node's own pre-hooks."""
     for nr, hooks in node._tensor_hook_items():
         grads = _call_grad_hooks(hooks, grads, nr)
@@ -238,13 +246,11 @@ def _retain(tensor, grad):
         tensor._grad = grad if tensor._grad is None else Tensor._wrap(tensor._grad._data + grad._data)
 
 
-def _run_node(node, grads):
-    outputs = node._apply(grads)
-    if node._post_hooks:
-        for hook in list(node._post_hooks.values()):
-            result = hook(tuple(outputs), tuple(grads))
-            if result is not None:
-                outputs = tuple(result)
+def _run_post_hooks(node, outputs, grads):
+    for hook in list(node._post_hooks.values()):
+        result = hook(tuple(outputs), tuple(grads))
+        if result is not None:
+            outputs = tuple(result)
     return outputs
 
 
@@ -258,8 +264,9 @@ def accumulate_into_grad(variable, grad):
     """
     if grad is None:
         return
-    if grad.shape != variable.shape:
-        grad = grad.sum_to_size(variable.shape) if grad.ndim >= variable.ndim else grad.expand(variable.shape)
+    if grad._data.shape != variable._data.shape:
+        shape = variable._data.shape
+        grad = grad.sum_to_size(shape) if grad._data.ndim >= len(shape) else grad.expand(shape)
     old = variable._grad
     if _grad_state.enabled:           # create_graph=True: keep the gradient's own graph
         variable._grad = grad if old is None else old + grad

@@ -21,7 +21,7 @@ import warnings
 import numpy as np
 
 from .grad_mode import _state as _grad_state
-from .graph import Node, SavedTensor, FREED, FREED_MESSAGE, _sequence
+from .graph import Node, FREED, FREED_MESSAGE, _sequence, _hooks_state, save_tensor, unpack_saved
 
 __all__ = ["Function", "FunctionCtx", "BackwardCFunction", "once_differentiable"]
 
@@ -70,10 +70,6 @@ class BackwardCFunction(Node, FunctionCtx):
     _output_meta = None
     needs_input_grad = ()
 
-    def __init__(self):
-        self._saved = None
-        self._pre_hooks = self._post_hooks = self._tensor_pre_hooks = self._retain_grad_refs = None
-
     @property
     def saved_tensors(self):
         """The tensors given to ``save_for_backward``; checks none was modified in place since."""
@@ -82,8 +78,7 @@ class BackwardCFunction(Node, FunctionCtx):
             return self._to_save
         if saved is FREED:
             raise RuntimeError(FREED_MESSAGE)
-        return tuple(None if s is None else s.unpack(self, None if not s.is_output else 0)
-                     for s in saved)
+        return tuple([None if s is None else unpack_saved(s, self) for s in saved])
 
     def __getattr__(self, name):
         # ``grad_fn._saved_self``, ``_saved_result``...: built-in ops name their saved
@@ -97,6 +92,7 @@ class BackwardCFunction(Node, FunctionCtx):
 
     def _pack_saved(self, outputs):
         """Store ``ctx.save_for_backward``'s tensors: inputs as they are, outputs without their graph link."""
+        hooks = _hooks_state.stack
         saved = []
         for t in self._to_save:
             if t is None:
@@ -107,16 +103,16 @@ class BackwardCFunction(Node, FunctionCtx):
                     "Inference tensors cannot be saved for backward. Please do not use Tensors "
                     "created in inference mode in computation tracked by autograd. Make a clone "
                     "to get a normal tensor, or use minitorch.no_grad() instead of inference_mode().")
-            saved.append(SavedTensor(t, any(t is o for o in outputs)))
+            saved.append(save_tensor(t, _output_number(t, outputs), hooks[-1] if hooks else None))
         self._saved = saved
         del self._to_save      # it may hold an output: keeping it would make a cycle
 
     def _apply(self, grad_outputs):
-        if self._materialize_grads and None in grad_outputs:
+        if self._output_meta is not None and self._materialize_grads:
             grad_outputs = [g if g is not None else _zeros_like_meta(meta)
                             for g, meta in zip(grad_outputs, self._output_meta)]
         grads = self._forward_cls.backward(self, *grad_outputs)
-        if not isinstance(grads, tuple):
+        if type(grads) is not tuple:
             grads = (grads,)
         n_inputs = len(self._edges)
         if len(grads) != n_inputs:
@@ -159,6 +155,14 @@ class BackwardCFunction(Node, FunctionCtx):
         return self.__dict__.get("_in_meta", ())
 
 
+def _output_number(t, outputs):
+    """The position of ``t`` among ``outputs`` (by identity), or None if it is not one."""
+    for i, o in enumerate(outputs):
+        if o is t:
+            return i
+    return None
+
+
 def _expandable(shape, target):
     if len(shape) > len(target):
         return False
@@ -185,6 +189,8 @@ class FunctionMeta(type):
         super().__init__(name, bases, attrs)
         node_name = attrs.get("_backward_name", name + "Backward")
         cls._backward_cls = type(node_name, (BackwardCFunction,), {"_forward_cls": cls})
+        # minitorch's own ops that return one new result take a shorter path in apply
+        cls._fresh_single_output = cls._builtin and not cls._is_view and not cls._multi_output
 
 
 class Function(metaclass=FunctionMeta):
@@ -194,6 +200,7 @@ class Function(metaclass=FunctionMeta):
 
     _builtin = False      # minitorch's own ops skip the checks on backward's results
     _is_view = False      # outputs share memory (and the version counter) with input 0
+    _multi_output = False  # forward returns a tuple
     _saved_names = ()     # names for ``grad_fn._saved_<name>`` (built-in ops)
 
     def __init__(self, *args, **kwargs):
@@ -220,18 +227,45 @@ class Function(metaclass=FunctionMeta):
         ctx = cls._backward_cls()
         if state.enabled:
             needs = tuple([isinstance(a, Tensor) and a._requires_grad for a in args])
-            ctx.needs_input_grad = needs
             record = True in needs
+        else:
+            needs = (False,) * len(args)
+            record = False
+        ctx.needs_input_grad = needs
+        if cls._builtin or not state.enabled:
+            # minitorch's own forwards only touch numpy arrays: nothing to keep from recording.
+            result = cls.forward(ctx, *args)
+        else:
             state.enabled = False
             try:
                 result = cls.forward(ctx, *args)
             finally:
                 state.enabled = True
-        else:
-            ctx.needs_input_grad = (False,) * len(args)
-            record = False
-            result = cls.forward(ctx, *args)
+
+        if cls._fresh_single_output and not ctx._dirty:
+            # The common case, kept short: one new result, nothing modified in place.
+            if type(result) is not Tensor:       # an ndarray, or a numpy scalar from 0-d math
+                result = Tensor._wrap(result if type(result) is np.ndarray else np.asarray(result))
+            if record:
+                ctx._seq = next(_sequence)
+                ctx._edges = _edges_to(args, needs)
+                if result._data.dtype.kind == "f":
+                    result._grad_fn = ctx
+                    result._requires_grad = True
+                if ctx._to_save:
+                    ctx._pack_saved((result,))
+            elif state.inference:
+                result._is_inference = True
+            return result
         return _wrap_outputs(cls, ctx, args, result, record)
+
+
+def _edges_to(args, needs):
+    """One edge per argument: ``(node, input_nr)`` for a tensor that requires grad
+    (its grad_fn, or its leaf's AccumulateGrad), None for another tensor, ``()`` for a non-tensor."""
+    return tuple([((a._grad_fn, a._output_nr) if a._grad_fn is not None else (a._accumulate_grad_node(), 0))
+                  if needed else (None if isinstance(a, Tensor) else ())
+                  for a, needed in zip(args, needs)])
 
 
 def _wrap_outputs(cls, ctx, args, result, record):
@@ -259,9 +293,9 @@ def _wrap_outputs(cls, ctx, args, result, record):
 def _saved_outputs_see_their_new_version(saved):
     """Inputs were saved as they were before the in-place change; an output modified
     in place is saved as it is after it."""
-    for entry in saved:
-        if entry is not None and entry.is_output and entry.tensor is not None:
-            entry.version = entry.tensor._version_counter[0]
+    for i, entry in enumerate(saved):
+        if type(entry) is tuple and entry[4] is not None:
+            saved[i] = entry[:3] + (entry[2][0], entry[4])
 
 
 def _as_output(o, args, ctx):
@@ -270,7 +304,7 @@ def _as_output(o, args, ctx):
     if isinstance(o, Tensor):
         # An input returned as it is, and not modified in place, becomes a new
         # tensor object sharing its data, so that it can get its own grad_fn.
-        if any(o is a for a in args) and not any(o is d for d in ctx._dirty):
+        if _output_number(o, args) is not None and _output_number(o, ctx._dirty) is None:
             return o._alias_without_graph()
         return o
     if isinstance(o, np.generic):
@@ -279,8 +313,9 @@ def _as_output(o, args, ctx):
 
 
 def _record(cls, ctx, args, outputs):
+    """Link ``ctx`` into the graph: edges to the inputs' nodes, itself as the outputs' grad_fn."""
     ctx._seq = next(_sequence)
-    ctx._edges = tuple([_edge_of(a) if isinstance(a, Tensor) else () for a in args])
+    ctx._edges = _edges_to(args, ctx.needs_input_grad)
     for t in ctx._dirty:
         if t._grad_fn is None and t._requires_grad:
             raise RuntimeError("a leaf Variable that requires grad has been used in an in-place "
@@ -289,31 +324,22 @@ def _record(cls, ctx, args, outputs):
     for i, t in enumerate(outputs):
         if not isinstance(t, Tensor):
             continue
-        if (non_diff and any(t is n for n in non_diff)) or t._data.dtype.kind != "f":
+        if t._data.dtype.kind != "f" or _output_number(t, non_diff) is not None:
             t._requires_grad = False
             continue
         t._grad_fn = ctx
-        t._output_nr = i
         t._requires_grad = True
+        if i:
+            t._output_nr = i
     if len(outputs) > 1 or not cls._builtin:
         ctx._num_outputs = len(outputs)
-        ctx._output_meta = [(t.shape, t._data.dtype) if isinstance(t, Tensor) else ((), np.float32)
+        ctx._output_meta = [(t._data.shape, t._data.dtype) if isinstance(t, Tensor) else ((), np.float32)
                             for t in outputs]
         if not cls._builtin:
-            ctx._in_meta = tuple([(a.shape, a._data.dtype) if isinstance(a, Tensor) and a._requires_grad
-                                  else None for a in args])
+            ctx._in_meta = tuple([(a._data.shape, a._data.dtype)
+                                  if isinstance(a, Tensor) and a._requires_grad else None for a in args])
     if ctx._to_save:
         ctx._pack_saved(outputs)
-
-
-def _edge_of(t):
-    """The edge from a consumer to tensor ``t``'s place in the graph (None if t needs no grad)."""
-    if not t._requires_grad:
-        return None
-    fn = t._grad_fn
-    if fn is not None:
-        return (fn, t._output_nr)
-    return (t._accumulate_grad_node(), 0)
 
 
 def once_differentiable(backward):

@@ -22,6 +22,8 @@ from ..utils.hooks import RemovableHandle, hook_dict
 
 __all__ = ["Node", "AccumulateGrad", "saved_tensors_hooks"]
 
+Tensor = None  # set by minitorch._tensor (avoids an import cycle)
+
 # Creation order of nodes.  When several nodes are ready, the engine runs the
 # most recently created first, as PyTorch does; hooks then fire in the same order.
 _sequence = itertools.count()
@@ -38,10 +40,12 @@ class Node:
     """A step of the backward graph: turns gradients of its outputs into
     gradients of its inputs.  ``tensor.grad_fn`` is one of these."""
 
-    __slots__ = ("_edges", "_seq", "_saved", "_pre_hooks", "_post_hooks",
-                 "_tensor_pre_hooks", "_retain_grad_refs", "__weakref__", "__dict__")
+    __slots__ = ("_edges", "_seq", "__weakref__", "__dict__")
 
     _num_outputs = 1
+    _saved = None         # the saved tensors once recorded; FREED after backward
+    _hooked = False       # set when any hook is registered: the engine checks only this flag
+    _pre_hooks = _post_hooks = _tensor_pre_hooks = _retain_grad_refs = None
 
     def name(self):
         """The node's name as PyTorch spells it, e.g. ``MulBackward0``."""
@@ -65,6 +69,7 @@ class Node:
     def register_hook(self, hook):
         """Call ``hook(grad_inputs, grad_outputs)`` after this node ran; a non-None
         return value replaces ``grad_inputs``."""
+        self._hooked = True
         if self._post_hooks is None:
             self._post_hooks = hook_dict()
         handle = RemovableHandle(self._post_hooks)
@@ -74,6 +79,7 @@ class Node:
     def register_prehook(self, hook):
         """Call ``hook(grad_outputs)`` before this node runs; a non-None return
         value replaces ``grad_outputs``."""
+        self._hooked = True
         if self._pre_hooks is None:
             self._pre_hooks = hook_dict()
         handle = RemovableHandle(self._pre_hooks)
@@ -82,6 +88,7 @@ class Node:
 
     def _register_tensor_hook(self, output_nr, hook):
         """A hook of the tensor that is output ``output_nr`` of this node (``Tensor.register_hook``)."""
+        self._hooked = True
         if self._tensor_pre_hooks is None:
             self._tensor_pre_hooks = {}
         hooks = self._tensor_pre_hooks.get(output_nr)
@@ -98,6 +105,7 @@ class Node:
     def _retain_grad_of(self, output_nr, tensor):
         """Make backward store this output's gradient in ``tensor.grad`` (``retain_grad``).
         The node keeps only a weak reference, so no cycle tensor -> node -> tensor forms."""
+        self._hooked = True
         if self._retain_grad_refs is None:
             self._retain_grad_refs = {}
         self._retain_grad_refs[output_nr] = weakref.ref(tensor)
@@ -132,8 +140,8 @@ class AccumulateGrad(Node):
         self.variable = variable
         self._edges = ()
         self._seq = next(_sequence)
-        self._saved = None
-        self._pre_hooks = self._post_hooks = self._tensor_pre_hooks = self._retain_grad_refs = None
+        if variable._backward_hooks:
+            self._hooked = True
 
     def _tensor_hook_items(self):
         hooks = self.variable._backward_hooks
@@ -145,46 +153,52 @@ class AccumulateGrad(Node):
         return ()
 
 
-class SavedTensor:
-    """One tensor saved for backward, with the version it had when saved.
+# A saved tensor is a small record, made for every tensor an op saves, so it is a
+# plain tuple: (tensor, data, version_counter, version, output_nr).
+#
+# An input is kept as the very object (``grad_fn._saved_self is x``).  An
+# output is kept only as its memory and version counter (tensor is None) and
+# becomes a tensor again, with its ``grad_fn``, when unpacked: storing the
+# output itself would make a cycle output -> grad_fn -> saved output.
 
-    An input is kept as the very object (``grad_fn._saved_self is x``).  An
-    output is kept as a new tensor object sharing its data, and gets its
-    ``grad_fn`` back only when unpacked: storing the output itself would make a
-    cycle output -> grad_fn -> saved output.
-    """
+def save_tensor(tensor, output_nr, hooks):
+    """The record kept for one tensor given to ``save_for_backward``."""
+    if hooks is not None:
+        return _HookedSave(tensor, hooks)
+    return (tensor if output_nr is None else None, tensor._data, tensor._version_counter,
+            tensor._version_counter[0], output_nr)
 
-    __slots__ = ("tensor", "version", "is_output", "packed", "unpack_hook")
 
-    def __init__(self, tensor, is_output):
-        self.tensor = tensor._alias_without_graph() if is_output else tensor
-        self.version = tensor._version_counter[0]
-        self.is_output = is_output
-        self.packed = None
-        self.unpack_hook = None
-        hooks = _hooks_state.stack
-        if hooks:
-            pack_hook, self.unpack_hook = hooks[-1]
-            self.packed = pack_hook(tensor)
-            self.tensor = None
-
-    def unpack(self, node, output_nr):
-        if self.unpack_hook is not None:
-            return self.unpack_hook(self.packed)
-        tensor = self.tensor
-        current = tensor._version_counter[0]
-        if current != self.version:
-            raise RuntimeError(_modified_message(tensor, node, output_nr, current, self.version))
-        if self.is_output:
-            return tensor._alias_with_graph(node, output_nr)
+def unpack_saved(entry, node):
+    """The saved tensor back, after checking that no in-place op changed it since."""
+    if type(entry) is not tuple:
+        return entry.unpack()
+    tensor, data, counter, version, output_nr = entry
+    if counter[0] != version:
+        raise RuntimeError(_modified_message(data, node, output_nr, counter[0], version))
+    if output_nr is None:
         return tensor
+    return Tensor._saved_output(data, counter, node, output_nr)
 
 
-def _modified_message(tensor, node, output_nr, current, saved):
+class _HookedSave:
+    """A tensor saved while ``saved_tensors_hooks`` were active: kept as ``pack_hook`` made it."""
+
+    __slots__ = ("packed", "unpack_hook")
+
+    def __init__(self, tensor, hooks):
+        pack_hook, self.unpack_hook = hooks
+        self.packed = pack_hook(tensor)
+
+    def unpack(self):
+        return self.unpack_hook(self.packed)
+
+
+def _modified_message(data, node, output_nr, current, saved):
     where = (f"output {output_nr} of {node.name()}" if output_nr is not None
              else "an input of " + node.name())
     return ("one of the variables needed for gradient computation has been modified by an "
-            f"inplace operation: [{tensor.dtype.name} tensor of shape {list(tensor.shape)}], "
+            f"inplace operation: [{data.dtype.name} tensor of shape {list(data.shape)}], "
             f"which is {where}, is at version {current}; expected version {saved} instead. "
             "Hint: do the in-place operation on a clone (x = x.clone()) or after backward, "
             "or use the out-of-place version of the operation.")

@@ -129,6 +129,7 @@ class MaxDim(Builtin):
     """``max(dim)``: values and the indices where they were found."""
     _backward_name = "MaxBackward0"
     _saved_names = ("indices",)
+    _multi_output = True
 
     @staticmethod
     def forward(ctx, a, dim, keepdim, largest):

@@ -28,6 +28,12 @@ def draw_graph(*tensors, names=None, show_saved=False, show_versions=False, show
     ``show_saved=True`` adds the tensors each node saved for backward (orange),
     ``show_versions=True`` the version counters (saved version vs now).
     """
+    from .._tensor import Tensor
+    for i, t in enumerate(tensors):
+        if not isinstance(t, Tensor):
+            raise TypeError(f"draw_graph expects tensors, but argument {i} is a {type(t).__name__}: "
+                            "pass the result tensors, e.g. draw_graph(loss), and name tensors "
+                            "with names={'x': x}")
     drawing = _GraphDrawing(names or {}, show_saved, show_versions, show_leaves)
     for i, t in enumerate(tensors):
         default = "result" if len(tensors) == 1 else f"result {i}"
