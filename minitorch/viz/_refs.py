@@ -120,8 +120,8 @@ def _worth_drawing(obj, levels=3):
     return False
 
 
-@functools.lru_cache(maxsize=None)
 def _slot_names(cls):
+    """Names of the slots instances of ``cls`` have (not cached: a cache would keep classes alive)."""
     names = []
     for klass in reversed(cls.__mro__):
         slots = klass.__dict__.get("__slots__", ())

@@ -168,6 +168,12 @@ def test_source_identical_across_runs():
     assert "0x" not in first
 
 
+def test_not_a_tensor_is_a_clear_type_error():
+    import pytest
+    with pytest.raises(TypeError, match="argument 0 is a list"):
+        draw_graph([1, 2])
+
+
 def test_deep_graph_does_not_recurse():
     x = torch.ones(1, requires_grad=True)
     y = x
