@@ -8,8 +8,8 @@ Three of them are single fused ``autograd.Function``s instead of chains of
 small ops, because a training step spends most of its time in them:
 
 * ``linear`` on a batch of vectors: one matrix product plus the bias, with
-  a backward made of three matrix products (written with tensor ops, so it
-  can itself be differentiated);
+  a backward made of three matrix products (with tensor ops under
+  ``create_graph=True``, so it can itself be differentiated);
 * ``cross_entropy`` with class indices: ``log_softmax`` and the negative
   log-likelihood in one pass, computed stably (the largest logit is
   subtracted first, so logits of 1000 give finite losses); its gradient is
@@ -52,9 +52,14 @@ class _Linear(Function):
     def backward(ctx, grad):
         input, weight = ctx.saved_tensors
         need_bias, need_input, need_weight = ctx.needs_input_grad
-        return (grad.sum(0) if need_bias else None,
-                grad.mm(weight) if need_input else None,
-                grad.t().mm(input) if need_weight else None)
+        if grad.requires_grad:      # create_graph=True: build the gradient from differentiable ops
+            return (grad.sum(0) if need_bias else None,
+                    grad.mm(weight) if need_input else None,
+                    grad.t().mm(input) if need_weight else None)
+        g = grad._data              # the usual case: the same three products, straight on the arrays
+        return (Tensor._wrap(g.sum(0)) if need_bias else None,
+                Tensor._wrap(g @ weight._data) if need_input else None,
+                Tensor._wrap(g.T @ input._data) if need_weight else None)
 
 
 def linear(input, weight, bias=None):
