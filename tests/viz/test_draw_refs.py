@@ -200,3 +200,15 @@ def test_source_identical_across_runs():
         return draw_refs({"a": a, "r": r}).source
     first, second = build(), build()
     assert first == second and "0x" not in first
+
+
+def test_drawing_keeps_no_reference():
+    a = Thing()
+    a.child = Thing()
+    r = weakref.ref(a.child)
+    before = sys.getrefcount(a)
+    g = draw_refs({"a": a, "r": r})
+    assert sys.getrefcount(a) == before
+    del a
+    assert r() is None                        # freed at once: the picture holds nothing
+    assert "Thing" in g.source
