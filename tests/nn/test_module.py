@@ -375,3 +375,26 @@ def test_get_submodule():
     assert root.get_submodule("") is root
     with pytest.raises(AttributeError, match="has no attribute `nope`"):
         root.get_submodule("block.nope")
+
+
+# ----- dtype conversion -------------------------------------------------------------------
+def test_to_double_float_keep_parameter_objects():
+    bn_net = nn.Sequential(nn.Linear(2, 2), nn.BatchNorm1d(2))
+    weight = bn_net[0].weight
+    assert bn_net.to(torch.float64) is bn_net
+    assert bn_net[0].weight is weight and weight.dtype == torch.float64 and weight.requires_grad
+    assert bn_net[1].running_mean.dtype == torch.float64
+    assert bn_net[1].num_batches_tracked.dtype == torch.int64          # integers are left alone
+    assert bn_net(torch.randn(3, 2, dtype=torch.float64)).dtype == torch.float64
+    bn_net.float()
+    assert weight.dtype == torch.float32 and bn_net[1].running_var.dtype == torch.float32
+    bn_net.double()
+    assert weight.dtype == torch.float64
+    assert bn_net.to("cpu") is bn_net and bn_net.cpu() is bn_net
+    with pytest.raises(TypeError, match="only accepts floating point dtypes"):
+        bn_net.to(torch.int64)
+
+
+def test_global_hook_registry_is_reachable_as_in_pytorch():
+    assert nn.modules.module.register_module_forward_hook is not None
+    assert nn.modules.module.register_module_forward_pre_hook is not None

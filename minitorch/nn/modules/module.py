@@ -415,6 +415,49 @@ class Module:
                     grad.requires_grad_(False)
                 grad.zero_()
 
+    def _apply(self, fn):
+        """Replace every parameter's and buffer's values by ``fn(tensor)``, children first.
+        Parameters stay the same objects (only their data changes), so optimizers keep working."""
+        for module in self.children():
+            module._apply(fn)
+        for param in self._parameters.values():
+            if param is None:
+                continue
+            with no_grad():
+                new = fn(param)
+            if new is not param:
+                param.data = new
+                if param.grad is not None:
+                    param.grad = fn(param.grad)
+        for name, buf in self._buffers.items():
+            if buf is not None:
+                self._buffers[name] = fn(buf)
+        return self
+
+    def to(self, *args, **kwargs):
+        """Convert floating point parameters and buffers to a dtype (``model.to(minitorch.float64)``).
+        Devices (``"cpu"``) are accepted and ignored: minitorch has only the CPU."""
+        dtype = kwargs.get("dtype")
+        for arg in args:
+            if not isinstance(arg, (str, type(None))) and hasattr(arg, "is_floating_point"):
+                dtype = arg
+        if dtype is None:
+            return self
+        if not dtype.is_floating_point:
+            raise TypeError(f"nn.Module.to only accepts floating point dtypes, but got desired dtype={dtype}")
+        return self._apply(lambda t: t.to(dtype) if t.is_floating_point() else t)
+
+    def cpu(self):
+        return self
+
+    def float(self):
+        """Floating point parameters and buffers to float32."""
+        return self._apply(lambda t: t.float() if t.is_floating_point() else t)
+
+    def double(self):
+        """Floating point parameters and buffers to float64."""
+        return self._apply(lambda t: t.double() if t.is_floating_point() else t)
+
     # ================================================================================
     # Printing
     # ================================================================================
