@@ -13,6 +13,7 @@ Every differentiable method below is a one-liner that calls an
 derivative.
 """
 
+import copy
 import numbers
 import warnings
 import weakref
@@ -308,6 +309,23 @@ class Tensor:
         if self._data.ndim == 0 and spec:
             return format(self.item(), spec)
         return repr(self)
+
+    def __deepcopy__(self, memo):
+        """A new leaf with copied data, ``requires_grad`` and ``.grad`` (``copy.deepcopy(model)``)."""
+        if self._grad_fn is not None:
+            raise RuntimeError("Only Tensors created explicitly by the user (graph leaves) support the "
+                               "deepcopy protocol at the moment. Deep-copy x.detach() instead.")
+        if id(self) in memo:
+            return memo[id(self)]
+        copied = Tensor._make_subclass(type(self), Tensor._wrap(self._data.copy()), False)
+        copied._requires_grad = self._requires_grad
+        memo[id(self)] = copied
+        if self._grad is not None:
+            copied._grad = self._grad.__deepcopy__(memo)
+        for key, value in self.__dict__.items():     # a user's own attributes, not autograd's
+            if not key.startswith("_"):
+                setattr(copied, key, copy.deepcopy(value, memo))
+        return copied
 
     def __reduce_ex__(self, protocol):
         raise TypeError("minitorch tensors are not pickled; use minitorch.save/minitorch.load, "

@@ -228,3 +228,21 @@ def test_parameters_like_subclass_shares_memory():
 def test_legacy_constructor():
     assert minitorch.Tensor([1, 2]).dtype == minitorch.float32
     assert minitorch.Tensor(2, 3).shape == (2, 3)
+
+
+def test_deepcopy_of_leaves_and_parameters():
+    import copy
+    x = minitorch.ones(2, requires_grad=True)
+    x.grad = minitorch.ones(2)
+    y = copy.deepcopy(x)
+    assert y is not x and y.requires_grad and y.grad.tolist() == [1.0, 1.0]
+    y.detach().add_(1)
+    assert x.tolist() == [1.0, 1.0]
+    with pytest.raises(RuntimeError, match="Only Tensors created explicitly by the user"):
+        copy.deepcopy(x * 2)
+    p = minitorch.nn.Parameter(minitorch.ones(2))
+    q = copy.deepcopy(p)
+    assert type(q) is minitorch.nn.Parameter and q.requires_grad
+    model = minitorch.nn.Linear(2, 2)
+    clone = copy.deepcopy(model)
+    assert clone.weight is not model.weight and clone.weight.equal(model.weight)

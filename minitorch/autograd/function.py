@@ -271,14 +271,17 @@ def _edges_to(args, needs):
 def _wrap_outputs(cls, ctx, args, result, record):
     """Turn what ``forward`` returned into tensors and, if recording, attach ``ctx`` as their grad_fn."""
     single = not isinstance(result, tuple)
-    outputs = [_as_output(o, args, ctx) for o in ((result,) if single else result)]
+    raw = (result,) if single else result
+    # Decide before aliasing: an input returned as an output is replaced by an alias below.
+    non_differentiable = [_output_number(o, ctx._non_differentiable) is not None for o in raw]
+    outputs = [_as_output(o, args, ctx) for o in raw]
     if cls._is_view:
         base = args[0]
         for t in outputs:
             t._version_counter = base._version_counter
             t._base = base if base._base is None else base._base
     if record:
-        _record(cls, ctx, args, outputs)
+        _record(cls, ctx, args, outputs, non_differentiable)
     for t in ctx._dirty:
         t._version_counter[0] += 1
     if record and ctx._dirty and ctx._saved:
@@ -312,7 +315,7 @@ def _as_output(o, args, ctx):
     return o
 
 
-def _record(cls, ctx, args, outputs):
+def _record(cls, ctx, args, outputs, non_differentiable):
     """Link ``ctx`` into the graph: edges to the inputs' nodes, itself as the outputs' grad_fn."""
     ctx._seq = next(_sequence)
     ctx._edges = _edges_to(args, ctx.needs_input_grad)
@@ -320,11 +323,10 @@ def _record(cls, ctx, args, outputs):
         if t._grad_fn is None and t._requires_grad:
             raise RuntimeError("a leaf Variable that requires grad has been used in an in-place "
                                "operation. Do it under minitorch.no_grad(), or on a clone.")
-    non_diff = ctx._non_differentiable
     for i, t in enumerate(outputs):
         if not isinstance(t, Tensor):
             continue
-        if t._data.dtype.kind != "f" or _output_number(t, non_diff) is not None:
+        if t._data.dtype.kind != "f" or non_differentiable[i]:
             t._requires_grad = False
             continue
         t._grad_fn = ctx

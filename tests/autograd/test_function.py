@@ -353,3 +353,20 @@ def test_gradgradcheck_catches_a_wrong_double_backward():
     assert gradcheck(CubeWrongSecond.apply, (x,))
     assert minitorch.autograd.gradgradcheck(CubeWrongSecond.apply, (x,), raise_exception=False) is False
     assert minitorch.autograd.gradgradcheck(lambda t: t ** 3, (x,))
+
+
+def test_mark_non_differentiable_on_a_returned_input():
+    class PassBoth(Function):
+        @staticmethod
+        def forward(ctx, a, b):
+            ctx.mark_non_differentiable(b)
+            return a, b
+
+        @staticmethod
+        def backward(ctx, ga, gb):
+            return ga, gb
+
+    a = minitorch.ones(2, requires_grad=True)
+    b = minitorch.ones(2, requires_grad=True)
+    x, y = PassBoth.apply(a, b)
+    assert x.requires_grad and not y.requires_grad
