@@ -1,0 +1,91 @@
+"""The outputs of a run: the printed table and the chart (the JSON is written by ``bench.run``)."""
+
+LABELS = {"numpy": "numpy by hand", "torch": "PyTorch", "dezero": "DeZero", "minitorch": "minitorch"}
+SHORT = {"per_op": "per-op overhead (µs/op)", "mlp_step": "MLP 784-512-512-10 step (ms)",
+         "deep_chain": "chain of depth 10,000 (s)", "memory_loop": "seeds' loop, backward peak",
+         "digits": "digits MLP, 20 epochs (s)"}
+COLUMNS = ("numpy", "torch", "dezero", "minitorch")
+
+
+def _size(n):
+    return f"{n / 1024:.0f} KiB" if abs(n) >= 1024 else f"{n:.0f} B"
+
+
+def cell(workload, name, result):
+    """One implementation's entry in the table, as text."""
+    impl = result["impls"].get(name)
+    if impl is None:
+        return "not installed"
+    if workload == "memory_loop":
+        if impl["median"] is None:
+            return "n/a (own allocator)"
+        flat = "flat" if impl["flat"] else f"grows {_size(impl['growth'])}"
+        return f"{flat}, peak {_size(impl['median'])}"
+    text = f"{impl['median']:.3g}"
+    if workload == "digits":
+        text += f", {100 * impl['accuracy']:.1f}%"
+    return text
+
+
+def verdict(workload, result):
+    met = {True: "yes", False: "NO", None: "n/a"}[result["met"]]
+    reference = result["target"]["reference"]
+    r = result["ratios"].get(f"minitorch/{reference}")
+    if r is not None and r["median"] is not None:
+        met += f" ({r['median']:.2f}x {LABELS[reference]})"
+    return met
+
+
+def table(results):
+    """The table: one row per workload, medians per implementation, the target and whether it is met."""
+    head = ["workload"] + [LABELS[c] for c in COLUMNS] + ["target", "met?"]
+    rows = [head]
+    for workload, result in results["workloads"].items():
+        rows.append([SHORT.get(workload, workload)] + [cell(workload, c, result) for c in COLUMNS]
+                    + [result["target"]["text"], verdict(workload, result)])
+    widths = [max(len(row[i]) for row in rows) for i in range(len(head))]
+    line = lambda row: "| " + " | ".join(v.ljust(w) for v, w in zip(row, widths)) + " |"
+    rule = "|" + "|".join("-" * (w + 2) for w in widths) + "|"
+    return "\n".join([line(rows[0]), rule] + [line(r) for r in rows[1:]])
+
+
+def chart(results, path):
+    """Bars: each implementation's median per-round ratio to the target's reference; the target as a line."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    workloads = list(results["workloads"].items())
+    colors = {"numpy": "#999999", "torch": "#ee4c2c", "dezero": "#4c72b0", "minitorch": "#2ca02c"}
+    fig, ax = plt.subplots(figsize=(10, 4.8))
+    width = 0.2
+    for i, (workload, result) in enumerate(workloads):
+        reference = result["target"]["reference"]
+        for j, name in enumerate(COLUMNS):
+            impl = result["impls"].get(name)
+            if name == reference:
+                value = 1.0 if impl is not None and impl.get("median") is not None else None
+            else:
+                value = impl.get("ratio_to_reference") if impl else None
+            if value is None:
+                continue
+            x = i + (j - 1.5) * width
+            ax.bar(x, value, width, color=colors[name], label=LABELS[name] if i == 0 else None)
+            if name == "minitorch":
+                ax.annotate(f"{value:.2f}", (x, value), ha="center", va="bottom", fontsize=8)
+        target = result["target"]["max_ratio"]
+        ax.hlines(target, i - 2 * width, i + 2 * width, colors="black", linestyles="dashed",
+                  label="target for minitorch" if i == 0 else None)
+    ax.set_yscale("log")
+    ax.set_xticks(range(len(workloads)))
+    ax.set_xticklabels([f"{SHORT.get(w, w).split(' (')[0]}\n(vs {LABELS[r['target']['reference']]})"
+                        for w, r in workloads], fontsize=8)
+    ax.set_ylabel("time (memory for the seeds' loop)\nrelative to the reference, median of per-round ratios")
+    machine = results["machine"]
+    ax.set_title(f"minitorch beside its peers: {machine['cpu']}, {machine['threads']} thread, "
+                 f"numpy {machine['numpy']}", fontsize=9)
+    ax.legend(fontsize=8, ncol=5, loc="upper left")
+    ax.grid(axis="y", which="both", alpha=0.3)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
