@@ -10,6 +10,10 @@
 # Knobs: make PYTHON=python3.12 ...       interpreter for creating .venv
 #        make test PYTEST_ARGS="-x -k refcount"   extra pytest arguments
 #        make NO_APT=1 ...                never call apt-get
+#
+#   make bench   benchmarks (bench/): minitorch beside numpy by hand, PyTorch and
+#                DeZero, in their own virtual environment .venv-bench
+#        make bench BENCH_ARGS="--quick"   arguments for python -m bench.run
 
 SHELL := /bin/bash
 .SHELLFLAGS := -eu -o pipefail -c
@@ -31,14 +35,15 @@ TEST_PATHS := $(wildcard tests) book
 NBVAL_ARGS := --nbval --nbval-current-env --nbval-sanitize-with book/sanitize.cfg \
               --nbval-cell-timeout=$(NB_TIMEOUT)
 
-.PHONY: help setup book test lab clean distclean
+.PHONY: help setup book test lab bench clean distclean
 
 help:
 	@echo "make book       build the HTML book into _build/html (runs every notebook)"
 	@echo "make test       unit tests (tests/) + every notebook in book/ checked with nbval"
 	@echo "make lab        open the notebooks in JupyterLab"
+	@echo "make bench      benchmarks: table, bench/results/latest.json and .png (own venv .venv-bench)"
 	@echo "make clean      remove build outputs and caches (keeps .venv)"
-	@echo "make distclean  clean, and remove .venv too"
+	@echo "make distclean  clean, and remove .venv and .venv-bench too"
 
 setup:
 	@PYTHON="$(PYTHON)" VENV="$(VENV)" NO_APT="$(NO_APT)" scripts/setup.sh
@@ -61,10 +66,25 @@ test: setup
 lab: setup
 	$(RUN) "$(BIN)/jupyter" lab book/
 
+# The benchmarks get their own environment, with the optional peers (PyTorch,
+# DeZero) from bench/requirements.txt that nothing else here may depend on.
+# It is (re)installed when bench/requirements.txt or pyproject.toml change.
+BENCH_VENV ?= .venv-bench
+BENCH_ARGS ?=
+
+$(BENCH_VENV)/.bench-stamp: bench/requirements.txt pyproject.toml
+	[ -x "$(BENCH_VENV)/bin/python" ] || "$(PYTHON)" -m venv "$(BENCH_VENV)"
+	"$(BENCH_VENV)/bin/python" -m pip install --disable-pip-version-check --progress-bar off \
+	    -e . numpy matplotlib scikit-learn -r bench/requirements.txt
+	touch "$@"
+
+bench: $(BENCH_VENV)/.bench-stamp
+	"$(BENCH_VENV)/bin/python" -m bench.run $(BENCH_ARGS)
+
 clean:
 	rm -rf _build .pytest_cache .hypothesis *.egg-info build dist
 	find . -path ./$(VENV) -prune -o \( -name __pycache__ -o -name .ipynb_checkpoints \) -type d -print0 \
 	    | xargs -0 rm -rf
 
 distclean: clean
-	rm -rf $(VENV)
+	rm -rf $(VENV) $(BENCH_VENV)
