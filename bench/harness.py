@@ -33,8 +33,8 @@ def interleaved(runs, rounds, reps=1, scale=1.0, log=None):
         order = names[r % len(names):] + names[:r % len(names)]
         for name in order:
             best_cpu = best_wall = float("inf")
+            gc.collect()           # nobody pays for the garbage of the one before
             for _ in range(reps):
-                gc.collect()
                 c0, w0 = time.process_time(), time.perf_counter()
                 runs[name]()
                 c1, w1 = time.process_time(), time.perf_counter()

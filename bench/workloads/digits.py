@@ -35,7 +35,7 @@ def load(seed=0):
     return x[train], y[train], x[test], y[test]
 
 
-def batches(x, y, epochs=EPOCHS, batch=BATCH, seed=1):
+def batches(x, y, epochs, batch, seed=1):
     """The same shuffled mini-batches, epoch after epoch, for everyone."""
     rng = np.random.default_rng(seed)
     out = []
@@ -45,10 +45,10 @@ def batches(x, y, epochs=EPOCHS, batch=BATCH, seed=1):
     return out
 
 
-def trainer(impl, weights, data, epochs=EPOCHS):
+def trainer(impl, weights, data, epochs):
     """Set-up (not timed) for one implementation; the returned ``run()`` trains and returns the accuracy."""
     x_train, y_train, x_test, y_test = data
-    native = [impl.batch(xb, yb) for xb, yb in batches(x_train, y_train, epochs)]
+    native = [impl.batch(xb, yb) for xb, yb in batches(x_train, y_train, epochs, BATCH)]
     test_x = impl.batch(x_test, y_test)[0]
 
     def run():
@@ -62,7 +62,7 @@ def trainer(impl, weights, data, epochs=EPOCHS):
 def run(impls, rounds, quick, log=None):
     data = load()
     weights = init_weights(SIZES, np.random.default_rng(0))
-    trainers = {name: trainer(impl, weights, data) for name, impl in impls.items()}
+    trainers = {name: trainer(impl, weights, data, EPOCHS) for name, impl in impls.items()}
     accuracy = {name: train() for name, train in trainers.items()}
     times = interleaved(trainers, rounds, reps=1, log=log)
     summary, ratios = summarize(times, TARGET["reference"])

@@ -27,7 +27,7 @@ ITERATIONS = 10
 FLAT_BYTES = 8_000      # a tenth of one 10,000-element float64 array
 
 
-def seeds_loop(impl, iterations=ITERATIONS, size=SIZE):
+def seeds_loop(impl, iterations, size):
     """Memory still in use after each iteration, and each backward's peak above its start."""
     rng = np.random.default_rng(0)
     impl.seeds_backward(impl.seeds_graph(rng.standard_normal(size)))   # warm-up, not traced
@@ -57,7 +57,7 @@ def run(impls, rounds, quick, log=None):
     per_round = {name: {"growth": [], "peak": []} for name in measured}
     for r in range(rounds):
         for name, impl in measured.items():
-            current, peaks = seeds_loop(impl)
+            current, peaks = seeds_loop(impl, ITERATIONS, SIZE)
             per_round[name]["growth"].append(current[-1] - current[0])
             per_round[name]["peak"].append(statistics.median(peaks))
         if log:

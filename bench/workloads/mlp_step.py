@@ -30,7 +30,7 @@ def init_weights(sizes, rng):
     return weights
 
 
-def data(rng, batch=BATCH, sizes=SIZES):
+def data(rng, batch, sizes):
     x = rng.standard_normal((batch, sizes[0])).astype(np.float32)
     y = rng.integers(0, sizes[-1], batch).astype(np.int64)
     return x, y
@@ -39,7 +39,7 @@ def data(rng, batch=BATCH, sizes=SIZES):
 def run(impls, rounds, quick, log=None):
     rng = np.random.default_rng(0)
     weights = init_weights(SIZES, rng)
-    x, y = data(rng)
+    x, y = data(rng, BATCH, SIZES)
     nets = {name: impl.Net(weights, LR) for name, impl in impls.items()}
     batches = {name: impl.batch(x, y) for name, impl in impls.items()}
     # One step from the same weights on the same batch: the losses agree (checked outside the timing).

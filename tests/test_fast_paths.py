@@ -1,0 +1,131 @@
+"""The fast paths stay correct (issue #5).  Tests never assert times: the
+benchmarks in bench/ measure speed; these check that what the fast paths
+skip is only what may be skipped.
+
+* Under ``no_grad`` nothing is recorded: results have no ``grad_fn`` and do
+  not require grad, even when the inputs do.
+* When no input requires grad, no node is made, with grad mode on.
+* float32 stays float32: through Python-number operands, every op the
+  benchmarks use, and a whole MLP training step with ``nn`` and ``optim``
+  (parameters, activations, loss and gradients).
+"""
+
+import numpy as np
+import pytest
+
+import minitorch
+import minitorch.nn.functional as F
+from minitorch import nn, optim
+
+
+def _ops():
+    """Named ops over (x, w, b, labels): a 4x3 input, a 2x3 weight, a bias and class indices."""
+    return {
+        "mul_scalar": lambda x, w, b, t: x * 0.5,
+        "rmul_scalar": lambda x, w, b, t: 2.0 * x,
+        "add_scalar": lambda x, w, b, t: x + 1,
+        "sub_scalar": lambda x, w, b, t: 1.5 - x,
+        "div_scalar": lambda x, w, b, t: x / 3,
+        "pow_int": lambda x, w, b, t: x ** 2,
+        "mul": lambda x, w, b, t: x * x,
+        "exp": lambda x, w, b, t: x.exp(),
+        "log": lambda x, w, b, t: (x * x + 1).log(),
+        "sum": lambda x, w, b, t: x.sum(),
+        "mean": lambda x, w, b, t: x.mean(),
+        "matmul": lambda x, w, b, t: x @ w.t(),
+        "linear": lambda x, w, b, t: F.linear(x, w, b),
+        "relu": lambda x, w, b, t: F.relu(x),
+        "cross_entropy": lambda x, w, b, t: F.cross_entropy(F.linear(x, w, b), t),
+    }
+
+
+OPS = _ops()
+
+
+def _inputs(requires_grad):
+    rng = np.random.default_rng(0)
+    x = minitorch.tensor(rng.standard_normal((4, 3)).astype(np.float32), requires_grad=requires_grad)
+    w = minitorch.tensor(rng.standard_normal((2, 3)).astype(np.float32), requires_grad=requires_grad)
+    b = minitorch.tensor(rng.standard_normal(2).astype(np.float32), requires_grad=requires_grad)
+    t = minitorch.tensor(np.array([0, 1, 1, 0]))
+    return x, w, b, t
+
+
+@pytest.mark.parametrize("name", OPS)
+def test_no_graph_under_no_grad(name):
+    x, w, b, t = _inputs(requires_grad=True)
+    with minitorch.no_grad():
+        y = OPS[name](x, w, b, t)
+    assert y.grad_fn is None
+    assert not y.requires_grad
+    assert y.is_leaf
+
+
+def test_no_graph_under_no_grad_for_a_whole_chain():
+    x = minitorch.ones(16, requires_grad=True)
+    with minitorch.no_grad():
+        y = x
+        for _ in range(25):
+            y = (y * 0.999 + 0.001).exp().log()
+    assert y.grad_fn is None and not y.requires_grad
+    # x itself is untouched: it still requires grad, and grad mode is back on afterwards.
+    assert x.requires_grad and minitorch.is_grad_enabled()
+    z = (x * 2).sum()
+    assert z.grad_fn is not None
+
+
+@pytest.mark.parametrize("name", OPS)
+def test_no_node_when_no_input_requires_grad(name):
+    x, w, b, t = _inputs(requires_grad=False)
+    assert minitorch.is_grad_enabled()
+    y = OPS[name](x, w, b, t)
+    assert y.grad_fn is None
+    assert not y.requires_grad
+
+
+def test_one_input_requiring_grad_is_enough_for_a_node():
+    x, w, b, t = _inputs(requires_grad=False)
+    w.requires_grad_()
+    y = F.linear(x, w, b)
+    assert y.grad_fn is not None and y.requires_grad
+    y.sum().backward()
+    assert w.grad is not None and x.grad is None and b.grad is None
+
+
+@pytest.mark.parametrize("name", [n for n in OPS if n != "cross_entropy"])
+def test_float32_stays_float32_through_each_op_and_its_backward(name):
+    x, w, b, t = _inputs(requires_grad=True)
+    y = OPS[name](x, w, b, t)
+    assert y.dtype == minitorch.float32
+    y.sum().backward()
+    for leaf in (x, w, b):
+        if leaf.grad is not None:
+            assert leaf.grad.dtype == minitorch.float32, name
+
+
+def test_float32_through_an_mlp_training_step():
+    minitorch.manual_seed(0)
+    model = nn.Sequential(nn.Linear(12, 16), nn.ReLU(), nn.Linear(16, 16), nn.ReLU(), nn.Linear(16, 4))
+    optimizer = optim.SGD(model.parameters(), lr=0.1)
+    rng = np.random.default_rng(0)
+    x = minitorch.from_numpy(rng.standard_normal((8, 12)).astype(np.float32))
+    labels = minitorch.from_numpy(rng.integers(0, 4, 8))
+    for _ in range(2):
+        optimizer.zero_grad()
+        hidden = model[1](model[0](x))
+        logits = model(x)
+        loss = F.cross_entropy(logits, labels)
+        loss.backward()
+        optimizer.step()
+        assert hidden.dtype == logits.dtype == loss.dtype == minitorch.float32
+        for p in model.parameters():
+            assert p.dtype == minitorch.float32
+            assert p.grad.dtype == minitorch.float32
+            assert p.grad._data.dtype == np.float32 and p._data.dtype == np.float32
+
+
+def test_float64_stays_float64():
+    x = minitorch.tensor(np.ones(3), requires_grad=True)
+    y = (x * 0.5 + 1).exp().log() ** 2
+    y.sum().backward()
+    assert y.dtype == minitorch.float64 and x.grad.dtype == minitorch.float64
