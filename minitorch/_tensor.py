@@ -95,7 +95,8 @@ class Tensor:
     @staticmethod
     def _saved_output(data, version_counter, node, output_nr):
         """A saved output unpacked: its memory, its version counter, and ``node`` as grad_fn again."""
-        t = Tensor._wrap(data)
+        t = _new(Tensor)
+        t._data = data
         t._version_counter = version_counter
         t._grad_fn = node
         t._requires_grad = True
@@ -487,6 +488,7 @@ class Size(tuple):
 
 
 _function_module.Tensor = Tensor
+_function_module._wrap = Tensor._wrap
 _engine_module.Tensor = Tensor
 _graph_module.Tensor = Tensor
 

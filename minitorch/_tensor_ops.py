@@ -28,7 +28,10 @@ def _scalar(x):
 
 
 def _binary(tensor_fn, scalar_fn):
+    """``tensor <op> other``: the tensor Function for a tensor, the scalar one for a number."""
     def method(self, other):
+        if type(other) in _SCALAR_TYPES:
+            return scalar_fn.apply(self, other)
         if isinstance(other, Tensor):
             return tensor_fn.apply(self, other)
         s = _scalar(other)
@@ -39,6 +42,7 @@ def _binary(tensor_fn, scalar_fn):
 
 
 def _reflected(scalar_fn):
+    """``number <op> tensor``."""
     def method(self, other):
         s = _scalar(other)
         if s is None:
@@ -49,7 +53,7 @@ def _reflected(scalar_fn):
 
 Tensor.__add__ = _binary(A.Add, A.AddScalar)
 Tensor.__radd__ = _reflected(A.AddScalar)
-Tensor.__sub__ = _binary(A.Sub, A.AddScalar)
+Tensor.__sub__ = _binary(A.Sub, A.SubScalar)
 Tensor.__rsub__ = _reflected(A.RSubScalar)
 Tensor.__mul__ = _binary(A.Mul, A.MulScalar)
 Tensor.__rmul__ = _reflected(A.MulScalar)
@@ -59,16 +63,6 @@ Tensor.__pow__ = _binary(A.Pow, A.PowScalar)
 Tensor.__rpow__ = _reflected(A.RPowScalar)
 
 
-def __sub__(self, other):
-    if isinstance(other, Tensor):
-        return A.Sub.apply(self, other)
-    s = _scalar(other)
-    if s is None:
-        return NotImplemented
-    return A.AddScalar.apply(self, -s)
-
-
-Tensor.__sub__ = __sub__
 Tensor.__neg__ = lambda self: A.Neg.apply(self)
 Tensor.__pos__ = lambda self: self
 

@@ -172,7 +172,11 @@ def _execute(ready, buffers, deps, capture_at, captured, retain_graph):
             if remaining is None:      # pruned: leads to no requested input
                 continue
             if grad is not None:
-                _add_to_buffer(buffers, child, edge[1], grad)
+                buf = buffers.get(child)
+                if buf is None:
+                    buf = buffers[child] = [None] * child._num_outputs
+                old = buf[edge[1]]
+                buf[edge[1]] = grad if old is None else old + grad
             deps[child] = remaining - 1
             if remaining == 1:
                 if child in buffers:

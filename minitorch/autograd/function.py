@@ -26,6 +26,7 @@ from .graph import Node, FREED, FREED_MESSAGE, _sequence, _hooks_state, save_ten
 __all__ = ["Function", "FunctionCtx", "BackwardCFunction", "once_differentiable"]
 
 Tensor = None  # set by minitorch._tensor once the Tensor class exists (avoids an import cycle)
+_wrap = None   # Tensor._wrap, likewise
 
 
 class FunctionCtx:
@@ -33,12 +34,8 @@ class FunctionCtx:
 
     def save_for_backward(self, *tensors):
         """Keep tensors for ``backward`` (read them back from ``ctx.saved_tensors``).
-        Only tensors (or None) can be saved; store other values as ``ctx`` attributes."""
-        for i, t in enumerate(tensors):
-            if t is not None and not isinstance(t, Tensor):
-                raise TypeError(
-                    f"save_for_backward can only save tensors (or None), but argument {i} is of "
-                    f"type {type(t).__name__}; store other values as attributes of ctx instead")
+        Only tensors (or None) can be saved; store other values as ``ctx`` attributes
+        (checked when the op is recorded)."""
         self._to_save = tensors
 
     def mark_dirty(self, *tensors):
@@ -68,7 +65,6 @@ class BackwardCFunction(Node, FunctionCtx):
     _non_differentiable = ()
     _materialize_grads = True
     _output_meta = None
-    needs_input_grad = ()
 
     @property
     def saved_tensors(self):
@@ -78,6 +74,8 @@ class BackwardCFunction(Node, FunctionCtx):
             return self._to_save
         if saved is FREED:
             raise RuntimeError(FREED_MESSAGE)
+        if len(saved) == 1 and saved[0] is not None:     # the common case, without a loop
+            return (unpack_saved(saved[0], self),)
         return tuple([None if s is None else unpack_saved(s, self) for s in saved])
 
     def __getattr__(self, name):
@@ -94,10 +92,14 @@ class BackwardCFunction(Node, FunctionCtx):
         """Store ``ctx.save_for_backward``'s tensors: inputs as they are, outputs without their graph link."""
         hooks = _hooks_state.stack
         saved = []
-        for t in self._to_save:
+        for i, t in enumerate(self._to_save):
             if t is None:
                 saved.append(None)
                 continue
+            if not isinstance(t, Tensor):
+                raise TypeError(
+                    f"save_for_backward can only save tensors (or None), but argument {i} is of "
+                    f"type {type(t).__name__}; store other values as attributes of ctx instead")
             if t._is_inference:
                 raise RuntimeError(
                     "Inference tensors cannot be saved for backward. Please do not use Tensors "
@@ -123,9 +125,7 @@ class BackwardCFunction(Node, FunctionCtx):
                     f"function {self.name()} returned an incorrect number of gradients "
                     f"(expected {n_inputs}, got {len(grads)}): backward must return one "
                     "gradient per argument of forward, None for arguments that need none")
-        if not self._forward_cls._builtin:
-            grads = self._check_gradients(grads)
-        return grads
+        return self._check_gradients(grads)
 
     def _check_gradients(self, grads):
         """Validate a user's backward: each gradient must fit its input's shape
@@ -182,15 +182,25 @@ def _dtype_of(np_dtype):
     return from_numpy_dtype(np_dtype)
 
 
+class BuiltinBackward(BackwardCFunction):
+    """Node of minitorch's own ops: their backward is trusted, so its results are not checked."""
+
+    def _apply(self, grad_outputs):
+        grads = self._forward_cls.backward(self, *grad_outputs)
+        return grads if type(grads) is tuple else (grads,)
+
+
 class FunctionMeta(type):
     """Gives each Function subclass its own node class, named ``<Name>Backward``."""
 
     def __init__(cls, name, bases, attrs):
         super().__init__(name, bases, attrs)
         node_name = attrs.get("_backward_name", name + "Backward")
-        cls._backward_cls = type(node_name, (BackwardCFunction,), {"_forward_cls": cls})
+        node_base = BuiltinBackward if cls._builtin else BackwardCFunction
+        cls._backward_cls = type(node_name, (node_base,), {"_forward_cls": cls})
         # minitorch's own ops that return one new result take a shorter path in apply
-        cls._fresh_single_output = cls._builtin and not cls._is_view and not cls._multi_output
+        cls._fresh_single_output = (cls._builtin and not cls._is_view and not cls._multi_output
+                                    and not cls._in_place)
 
 
 class Function(metaclass=FunctionMeta):
@@ -201,6 +211,7 @@ class Function(metaclass=FunctionMeta):
     _builtin = False      # minitorch's own ops skip the checks on backward's results
     _is_view = False      # outputs share memory (and the version counter) with input 0
     _multi_output = False  # forward returns a tuple
+    _in_place = False      # forward modifies an input (and marks it dirty)
     _saved_names = ()     # names for ``grad_fn._saved_<name>`` (built-in ops)
 
     def __init__(self, *args, **kwargs):
@@ -226,7 +237,7 @@ class Function(metaclass=FunctionMeta):
         state = _grad_state
         ctx = cls._backward_cls()
         if state.enabled:
-            needs = tuple([isinstance(a, Tensor) and a._requires_grad for a in args])
+            needs = _needs_input_grad(args)
             record = True in needs
         else:
             needs = (False,) * len(args)
@@ -242,13 +253,13 @@ class Function(metaclass=FunctionMeta):
             finally:
                 state.enabled = True
 
-        if cls._fresh_single_output and not ctx._dirty:
+        if cls._fresh_single_output:
             # The common case, kept short: one new result, nothing modified in place.
             if type(result) is not Tensor:       # an ndarray, or a numpy scalar from 0-d math
-                result = Tensor._wrap(result if type(result) is np.ndarray else np.asarray(result))
+                result = _wrap(result if type(result) is np.ndarray else np.asarray(result))
             if record:
                 ctx._seq = next(_sequence)
-                ctx._edges = _edges_to(args, needs)
+                ctx._edges = _edges_to(args)
                 if result._data.dtype.kind == "f":
                     result._grad_fn = ctx
                     result._requires_grad = True
@@ -260,12 +271,31 @@ class Function(metaclass=FunctionMeta):
         return _wrap_outputs(cls, ctx, args, result, record)
 
 
-def _edges_to(args, needs):
+# The two helpers below run for every recorded op; plain loops are quicker than
+# comprehensions on the Python versions we support.
+
+def _needs_input_grad(args):
+    """For each argument: is it a tensor that requires grad?"""
+    needs = []
+    for a in args:
+        needs.append(isinstance(a, Tensor) and a._requires_grad)
+    return tuple(needs)
+
+
+def _edges_to(args):
     """One edge per argument: ``(node, input_nr)`` for a tensor that requires grad
     (its grad_fn, or its leaf's AccumulateGrad), None for another tensor, ``()`` for a non-tensor."""
-    return tuple([((a._grad_fn, a._output_nr) if a._grad_fn is not None else (a._accumulate_grad_node(), 0))
-                  if needed else (None if isinstance(a, Tensor) else ())
-                  for a, needed in zip(args, needs)])
+    edges = []
+    for a in args:
+        if not isinstance(a, Tensor):
+            edges.append(())
+        elif not a._requires_grad:
+            edges.append(None)
+        elif a._grad_fn is not None:
+            edges.append((a._grad_fn, a._output_nr))
+        else:
+            edges.append((a._accumulate_grad_node(), 0))
+    return tuple(edges)
 
 
 def _wrap_outputs(cls, ctx, args, result, record):
@@ -318,7 +348,7 @@ def _as_output(o, args, ctx):
 def _record(cls, ctx, args, outputs, non_differentiable):
     """Link ``ctx`` into the graph: edges to the inputs' nodes, itself as the outputs' grad_fn."""
     ctx._seq = next(_sequence)
-    ctx._edges = _edges_to(args, ctx.needs_input_grad)
+    ctx._edges = _edges_to(args)
     for t in ctx._dirty:
         if t._grad_fn is None and t._requires_grad:
             raise RuntimeError("a leaf Variable that requires grad has been used in an in-place "

@@ -40,7 +40,7 @@ class Node:
     """A step of the backward graph: turns gradients of its outputs into
     gradients of its inputs.  ``tensor.grad_fn`` is one of these."""
 
-    __slots__ = ("_edges", "_seq", "__weakref__", "__dict__")
+    __slots__ = ("_edges", "_seq", "needs_input_grad", "__weakref__", "__dict__")
 
     _num_outputs = 1
     _saved = None         # the saved tensors once recorded; FREED after backward

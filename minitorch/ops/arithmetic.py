@@ -31,7 +31,7 @@ def _binary(op, a, b):
 
 def _with_scalar(op, a, s):
     out = op(a._data, s)
-    if out.dtype != a._data.dtype:
+    if out.dtype is not a._data.dtype:
         out = promote(out, a._data)
     return out
 
@@ -59,6 +59,18 @@ class AddScalar(Builtin):
     @staticmethod
     def forward(ctx, a, s):
         return _with_scalar(np.add, a, s)
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad, None
+
+
+class SubScalar(Builtin):
+    _backward_name = "SubBackward0"
+
+    @staticmethod
+    def forward(ctx, a, s):
+        return _with_scalar(np.subtract, a, s)
 
     @staticmethod
     def backward(ctx, grad):

@@ -14,6 +14,11 @@ from .arithmetic import Builtin
 from ._util import broadcast_error, unbroadcast
 
 
+class InplaceBuiltin(Builtin):
+    """Base of the in-place ops: forward changes its first argument and marks it dirty."""
+    _in_place = True
+
+
 def _operand(x):
     return x._data if isinstance(x, Tensor) else x
 
@@ -50,7 +55,7 @@ def _apply_inplace(op, a, b):
     op(x, y, out=x, casting="unsafe")
 
 
-class AddInplace(Builtin):
+class AddInplace(InplaceBuiltin):
     _backward_name = "AddBackward0"
 
     @staticmethod
@@ -66,7 +71,7 @@ class AddInplace(Builtin):
         return grad, gb
 
 
-class SubInplace(Builtin):
+class SubInplace(InplaceBuiltin):
     _backward_name = "SubBackward0"
 
     @staticmethod
@@ -82,7 +87,7 @@ class SubInplace(Builtin):
         return grad, gb
 
 
-class MulInplace(Builtin):
+class MulInplace(InplaceBuiltin):
     """``a *= b``: the gradient needs the *old* ``a``, so it is kept (as a copy) when b needs grad."""
     _backward_name = "MulBackward0"
     _saved_names = ("other",)
@@ -108,7 +113,7 @@ class MulInplace(Builtin):
         return ga, gb
 
 
-class DivInplace(Builtin):
+class DivInplace(InplaceBuiltin):
     _backward_name = "DivBackward0"
     _saved_names = ("other",)
 
@@ -133,7 +138,7 @@ class DivInplace(Builtin):
         return ga, gb
 
 
-class Fill(Builtin):
+class Fill(InplaceBuiltin):
     _backward_name = "FillBackward2"
 
     @staticmethod
@@ -147,7 +152,7 @@ class Fill(Builtin):
         return grad * 0, None
 
 
-class Zero(Builtin):
+class Zero(InplaceBuiltin):
     _backward_name = "ZeroBackward0"
 
     @staticmethod
@@ -161,7 +166,7 @@ class Zero(Builtin):
         return grad * 0
 
 
-class Copy(Builtin):
+class Copy(InplaceBuiltin):
     _backward_name = "CopyBackwards"
 
     @staticmethod

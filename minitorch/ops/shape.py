@@ -365,6 +365,7 @@ def getitem(a, key):
 class SetItem(Builtin):
     """``a[key] = value``, in place: PyTorch calls this node CopySlices."""
     _backward_name = "CopySlices"
+    _in_place = True
 
     @staticmethod
     def forward(ctx, a, key, value):
