@@ -57,7 +57,7 @@ def chart(results, path):
 
     workloads = list(results["workloads"].items())
     colors = {"numpy": "#999999", "torch": "#ee4c2c", "dezero": "#4c72b0", "minitorch": "#2ca02c"}
-    fig, ax = plt.subplots(figsize=(10, 4.8))
+    fig, ax = plt.subplots(figsize=(10, 5))
     width = 0.2
     for i, (workload, result) in enumerate(workloads):
         reference = result["target"]["reference"]
@@ -77,14 +77,18 @@ def chart(results, path):
         ax.hlines(target, i - 2 * width, i + 2 * width, colors="black", linestyles="dashed",
                   label="target for minitorch" if i == 0 else None)
     ax.set_yscale("log")
+    from matplotlib.ticker import FixedLocator, FuncFormatter, NullFormatter
+    ax.yaxis.set_major_locator(FixedLocator([0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 20, 50]))
+    ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}x"))
+    ax.yaxis.set_minor_formatter(NullFormatter())
     ax.set_xticks(range(len(workloads)))
     ax.set_xticklabels([f"{SHORT.get(w, w).split(' (')[0]}\n(vs {LABELS[r['target']['reference']]})"
                         for w, r in workloads], fontsize=8)
-    ax.set_ylabel("time (memory for the seeds' loop)\nrelative to the reference, median of per-round ratios")
+    ax.set_ylabel("time relative to the reference\n(memory for the seeds' loop)")
     machine = results["machine"]
     ax.set_title(f"minitorch beside its peers: {machine['cpu']}, {machine['threads']} thread, "
                  f"numpy {machine['numpy']}", fontsize=9)
-    ax.legend(fontsize=8, ncol=5, loc="upper left")
+    ax.legend(fontsize=8, ncol=5, loc="upper center", bbox_to_anchor=(0.5, -0.16), frameon=False)
     ax.grid(axis="y", which="both", alpha=0.3)
     fig.tight_layout()
     fig.savefig(path, dpi=110)

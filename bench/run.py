@@ -29,7 +29,8 @@ ROOT = pathlib.Path(__file__).resolve().parent
 
 
 def _limit_threads():
-    """Also hold BLAS to one thread when numpy was imported before ``bench`` (threadpoolctl)."""
+    """Also hold the loaded BLAS and OpenMP libraries to one thread (threadpoolctl), for when numpy
+    was imported before ``bench``; returns what they are, for the record."""
     try:
         from threadpoolctl import threadpool_info, threadpool_limits
     except ImportError:
@@ -67,8 +68,8 @@ def machine_info(impls, missing, blas):
         "platform": platform.platform(),
         "python": platform.python_version(),
         "numpy": np.__version__,
-        "blas": [{k: b.get(k) for k in ("internal_api", "version", "num_threads", "architecture",
-                                         "threading_layer", "filepath")} for b in blas],
+        "threadpools": [{k: b.get(k) for k in ("user_api", "internal_api", "version", "num_threads",
+                                                "architecture", "threading_layer", "filepath")} for b in blas],
         "env": {k: os.environ[k] for k in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS",
                                            "OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE") if k in os.environ},
         "versions": {name: impl.version() for name, impl in impls.items()},
@@ -95,8 +96,8 @@ def main(argv=None):
     out = args.out or (ROOT / ("out" if args.quick or args.only else "results"))
     names = args.only or list(workloads.NAMES)
 
-    _limiter, blas = _limit_threads()
     impls, missing = load(args.impls)
+    _limiter, blas = _limit_threads()
     for required in ("numpy", "minitorch"):
         if required not in impls:
             parser.error(f"{required} is needed for every comparison: {missing.get(required, 'not selected')}")
