@@ -51,9 +51,9 @@ def run_backward(roots, grad_roots, retain_graph, create_graph, inputs=None, all
                 capture_at.setdefault(target[0], []).append(target[1])
 
     ready = []
-    for node in {id(e[0]): e[0] for e in root_edges}.values():
+    for node in dict.fromkeys(e[0] for e in root_edges):
         if deps.get(node, 0) == 0 and node in deps:
-            heapq.heappush(ready, (-node._seq, id(node), node))
+            heapq.heappush(ready, (-node._seq, node))
 
     prev_mode = _grad_state.enabled
     _grad_state.enabled = create_graph
@@ -101,56 +101,56 @@ def _target_of(t):
 
 def _count_dependencies(root_nodes, targets):
     """Map each node that must run to the number of edges leading into it."""
-    order = []          # nodes in discovery order
-    seen = set()
-    stack = list(root_nodes)
+    deps = dict.fromkeys(root_nodes, 0)
+    stack = list(deps)
     while stack:
-        node = stack.pop()
-        if node in seen:
-            continue
-        seen.add(node)
-        order.append(node)
-        for edge in node._edges:
-            if edge and edge[0] not in seen:
-                stack.append(edge[0])
-
+        for edge in stack.pop()._edges:
+            if edge:
+                child = edge[0]
+                if child in deps:
+                    deps[child] += 1
+                else:
+                    deps[child] = 1
+                    stack.append(child)
     if targets is None:
-        keep = seen
-    else:
-        keep = _nodes_leading_to({t[0] for t in targets if t is not None}, order)
-
-    deps = dict.fromkeys(keep, 0)
+        return deps
+    keep = _nodes_leading_to({t[0] for t in targets if t is not None}, root_nodes, deps)
+    pruned = dict.fromkeys(keep, 0)
     for node in keep:
         for edge in node._edges:
-            if edge and edge[0] in deps:
-                deps[edge[0]] += 1
-    return deps
+            if edge and edge[0] in pruned:
+                pruned[edge[0]] += 1
+    return pruned
 
 
-def _nodes_leading_to(target_nodes, order):
+def _nodes_leading_to(target_nodes, root_nodes, deps):
     """The nodes from which some target node can be reached (targets included)."""
+    # A topological order (each node before the nodes it points to), by counting
+    # down the dependencies; then, walking it backwards, a node leads to a target
+    # if one of its children does.
+    remaining = dict(deps)
+    order = []
+    stack = [n for n in dict.fromkeys(root_nodes) if remaining[n] == 0]
+    while stack:
+        node = stack.pop()
+        order.append(node)
+        for edge in node._edges:
+            if edge:
+                remaining[edge[0]] -= 1
+                if remaining[edge[0]] == 0:
+                    stack.append(edge[0])
     leads = set(target_nodes)
-    # Walk from leaves towards roots: a node leads to a target if any child does.
-    # ``order`` is a DFS discovery order, so repeat until stable; graphs are DAGs.
-    changed = True
-    while changed:
-        changed = False
-        for node in reversed(order):
-            if node in leads:
-                continue
-            for edge in node._edges:
-                if edge and edge[0] in leads:
-                    leads.add(node)
-                    changed = True
-                    break
-    return leads & set(order)
+    for node in reversed(order):
+        if node not in leads and any(edge and edge[0] in leads for edge in node._edges):
+            leads.add(node)
+    return [node for node in order if node in leads]
 
 
 def _execute(ready, buffers, deps, capture_at, captured, retain_graph):
     """Run ready nodes until none is left; each hands its input gradients on."""
     heappop, heappush = heapq.heappop, heapq.heappush
     while ready:
-        node = heappop(ready)[2]
+        node = heappop(ready)[1]
         grads = buffers.pop(node)
         if node._hooked:
             grads = _run_pre_hooks(node, grads)
@@ -174,13 +174,19 @@ def _execute(ready, buffers, deps, capture_at, captured, retain_graph):
             if grad is not None:
                 buf = buffers.get(child)
                 if buf is None:
-                    buf = buffers[child] = [None] * child._num_outputs
-                old = buf[edge[1]]
-                buf[edge[1]] = grad if old is None else old + grad
+                    if child._num_outputs == 1:
+                        buffers[child] = [grad]
+                    else:
+                        buffers[child] = [None] * child._num_outputs
+                        buffers[child][edge[1]] = grad
+                elif buf[edge[1]] is None:
+                    buf[edge[1]] = grad
+                else:
+                    buf[edge[1]] = buf[edge[1]] + grad
             deps[child] = remaining - 1
             if remaining == 1:
                 if child in buffers:
-                    heappush(ready, (-child._seq, id(child), child))
+                    heappush(ready, (-child._seq, child))
                 else:
                     _release_children(child, deps, ready, buffers)
         # Drop our references so AccumulateGrad can tell when a gradient is ours alone.
@@ -207,7 +213,7 @@ def _release_children(node, deps, ready, buffers):
             deps[child] -= 1
             if deps[child] == 0:
                 if child in buffers:
-                    heapq.heappush(ready, (-child._seq, id(child), child))
+                    heapq.heappush(ready, (-child._seq, child))
                 else:
                     stack.append(child)
 
