@@ -6,7 +6,8 @@ argument.  ``Function.apply`` glues them into autograd:
 
 1. it makes ``ctx``, which is also the graph node that will become the
    result's ``grad_fn`` (so ``y.grad_fn`` *is* the ctx of the op that made y);
-2. it runs ``forward`` with grad mode off, so nothing inside is recorded twice;
+2. it runs ``forward`` with grad mode off, so nothing inside is recorded twice
+   (minitorch's own ops compute on numpy arrays only, so they skip the switch);
 3. if grad mode is on and some input requires grad, it links the node to the
    inputs' nodes, attaches it to the outputs, and packs the saved tensors.
 
@@ -208,7 +209,7 @@ class Function(metaclass=FunctionMeta):
     ``forward(ctx, ...)`` and ``backward(ctx, ...)``, and call ``YourFunction.apply(...)``.
     """
 
-    _builtin = False      # minitorch's own ops skip the checks on backward's results
+    _builtin = False      # minitorch's own ops: trusted backward, numpy-only forward
     _is_view = False      # outputs share memory (and the version counter) with input 0
     _multi_output = False  # forward returns a tuple
     _in_place = False      # forward modifies an input (and marks it dirty)
