@@ -103,7 +103,27 @@ class Relu(Builtin):
     @staticmethod
     def backward(ctx, grad):
         result, = ctx.saved_tensors
-        return grad.masked_fill(result._data <= 0, 0.0)
+        return ReluGrad.apply(grad, result)
+
+
+class ReluGrad(Builtin):
+    """relu's backward: the gradient where the output was positive, 0 elsewhere.
+
+    A Function of its own (PyTorch's ``threshold_backward``) so that it can be
+    differentiated again under ``create_graph=True``: it is linear in ``grad``,
+    so its own backward is itself.
+    """
+    _backward_name = "ThresholdBackwardBackward0"
+
+    @staticmethod
+    def forward(ctx, grad, result):
+        ctx.save_for_backward(result)
+        return grad._data * (result._data > 0)
+
+    @staticmethod
+    def backward(ctx, grad_grad):
+        result, = ctx.saved_tensors
+        return ReluGrad.apply(grad_grad, result), None
 
 
 class Sigmoid(Builtin):
