@@ -29,25 +29,29 @@ def _scalar(x):
 
 def _binary(tensor_fn, scalar_fn):
     """``tensor <op> other``: the tensor Function for a tensor, the scalar one for a number."""
+    apply_tensor, apply_scalar = tensor_fn.apply, scalar_fn.apply
+
     def method(self, other):
         if type(other) in _SCALAR_TYPES:
-            return scalar_fn.apply(self, other)
+            return apply_scalar(self, other)
         if isinstance(other, Tensor):
-            return tensor_fn.apply(self, other)
+            return apply_tensor(self, other)
         s = _scalar(other)
         if s is None:
             return NotImplemented
-        return scalar_fn.apply(self, s)
+        return apply_scalar(self, s)
     return method
 
 
 def _reflected(scalar_fn):
     """``number <op> tensor``."""
+    apply_scalar = scalar_fn.apply
+
     def method(self, other):
         s = _scalar(other)
         if s is None:
             return NotImplemented
-        return scalar_fn.apply(self, s)
+        return apply_scalar(self, s)
     return method
 
 
@@ -94,14 +98,25 @@ Tensor.matmul = lambda self, other: L.matmul(self, other)
 Tensor.mm = lambda self, mat2: L.Mm.apply(self, mat2)
 
 # ----- elementwise math ------------------------------------------------------------
-Tensor.exp = lambda self: P.Exp.apply(self)
-Tensor.log = lambda self: P.Log.apply(self)
-Tensor.sqrt = lambda self: P.Sqrt.apply(self)
-Tensor.abs = lambda self: P.Abs.apply(self)
-Tensor.__abs__ = Tensor.abs
-Tensor.relu = lambda self: P.Relu.apply(self)
-Tensor.sigmoid = lambda self: P.Sigmoid.apply(self)
-Tensor.tanh = lambda self: P.Tanh.apply(self)
+
+
+def _unary(fn):
+    """A method ``x.name()`` that applies the one-input Function ``fn``."""
+    apply = fn.apply
+
+    def method(self):
+        return apply(self)
+    method.__name__ = fn.__name__.lower()
+    return method
+
+
+Tensor.exp = _unary(P.Exp)
+Tensor.log = _unary(P.Log)
+Tensor.sqrt = _unary(P.Sqrt)
+Tensor.abs = Tensor.__abs__ = _unary(P.Abs)
+Tensor.relu = _unary(P.Relu)
+Tensor.sigmoid = _unary(P.Sigmoid)
+Tensor.tanh = _unary(P.Tanh)
 
 
 def clamp(self, min=None, max=None):
