@@ -2,10 +2,10 @@
 
 These machines are shared: another process can take the CPU at any moment,
 so an absolute time means little.  What holds up is a ratio between two
-implementations measured moments apart.  So each round runs every
-implementation once (in an order that rotates from round to round), a round
-keeps the fastest of a few repetitions, and a ratio is taken inside each round
-before the median over rounds.
+implementations measured moments apart.  So within each round the
+implementations take turns call by call (in an order that rotates from round
+to round), a round keeps each one's fastest call, and a ratio is taken inside
+each round before the median over rounds.
 
 The clock is the process's CPU time (``time.process_time``): time another
 process takes while we wait does not count.  Wall time (``perf_counter``) is
@@ -21,9 +21,11 @@ import time
 def interleaved(runs, rounds, reps=1, scale=1.0, log=None):
     """Time each ``runs[name]()`` (a set-up already done) ``reps`` times per round.
 
-    Returns ``{name: {"cpu": [...], "wall": [...]}}``: per round, the fastest
-    repetition times ``scale`` (to turn seconds into the workload's unit).
-    One untimed call of each comes first (warm-up).
+    Within a round the implementations take turns, one call each, ``reps``
+    times over, so that each one's fastest call comes from the same stretch of
+    time as the others'.  Returns ``{name: {"cpu": [...], "wall": [...]}}``:
+    per round, the fastest call times ``scale`` (to turn seconds into the
+    workload's unit).  One untimed call of each comes first (warm-up).
     """
     names = list(runs)
     for name in names:
@@ -31,16 +33,18 @@ def interleaved(runs, rounds, reps=1, scale=1.0, log=None):
     times = {name: {"cpu": [], "wall": []} for name in names}
     for r in range(rounds):
         order = names[r % len(names):] + names[:r % len(names)]
-        for name in order:
-            best_cpu = best_wall = float("inf")
-            gc.collect()           # nobody pays for the garbage of the one before
-            for _ in range(reps):
+        best = {name: [float("inf"), float("inf")] for name in names}
+        gc.collect()
+        for _ in range(reps):
+            for name in order:
                 c0, w0 = time.process_time(), time.perf_counter()
                 runs[name]()
                 c1, w1 = time.process_time(), time.perf_counter()
-                best_cpu, best_wall = min(best_cpu, c1 - c0), min(best_wall, w1 - w0)
-            times[name]["cpu"].append(best_cpu * scale)
-            times[name]["wall"].append(best_wall * scale)
+                best[name][0] = min(best[name][0], c1 - c0)
+                best[name][1] = min(best[name][1], w1 - w0)
+        for name in names:
+            times[name]["cpu"].append(best[name][0] * scale)
+            times[name]["wall"].append(best[name][1] * scale)
         if log:
             log(f"round {r + 1}/{rounds}: " + ", ".join(
                 f"{name} {times[name]['cpu'][-1]:.4g}" for name in names))

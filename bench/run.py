@@ -118,7 +118,7 @@ def _run(args, impls, missing, blas, names, rounds, out):
 
     results = {"machine": machine_info(impls, missing, blas),
                "settings": {"rounds": rounds, "quick": args.quick, "clock": "process_time (CPU time)",
-                            "per_round": "fastest of the round's repetitions",
+                            "per_round": "each implementation's fastest call; within a round they take turns, call by call",
                             "ratio": "median over rounds of the per-round ratio"},
                "workloads": {}}
     for name in names:

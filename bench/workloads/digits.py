@@ -21,6 +21,7 @@ EPOCHS = 20
 BATCH = 32
 LR = 0.1
 N_TEST = 360
+REPS = {False: 2, True: 1}     # calls per round, full run and --quick
 SAME_ACCURACY = 0.01     # accuracies within one percentage point count as the same
 
 
@@ -64,13 +65,13 @@ def run(impls, rounds, quick, log=None):
     weights = init_weights(SIZES, np.random.default_rng(0))
     trainers = {name: trainer(impl, weights, data, EPOCHS) for name, impl in impls.items()}
     accuracy = {name: train() for name, train in trainers.items()}
-    times = interleaved(trainers, rounds, reps=1, log=log)
+    times = interleaved(trainers, rounds, reps=REPS[quick], log=log)
     summary, ratios = summarize(times, TARGET["reference"])
     for name in summary:
         summary[name]["accuracy"] = accuracy[name]
     reference = "torch" if "torch" in accuracy else "numpy"
     same = (abs(accuracy["minitorch"] - accuracy[reference]) <= SAME_ACCURACY) if "minitorch" in accuracy else None
     params = {"sizes": list(SIZES), "epochs": EPOCHS, "batch": BATCH, "lr": LR,
-              "train": len(data[0]), "test": len(data[2]), "reps_per_round": 1}
+              "train": len(data[0]), "test": len(data[2]), "reps_per_round": REPS[quick]}
     return record(params, summary, ratios, all_met(ratio_met(ratios, TARGET), same),
                   same_accuracy=same, same_accuracy_within=SAME_ACCURACY)

@@ -18,6 +18,7 @@ TARGET = {"reference": "numpy", "max_ratio": 1.10,
 SIZES = (784, 512, 512, 10)
 BATCH = 256
 LR = 0.01
+REPS = {False: 5, True: 3}     # calls per round, full run and --quick
 
 
 def init_weights(sizes, rng):
@@ -45,7 +46,7 @@ def run(impls, rounds, quick, log=None):
     # One step from the same weights on the same batch: the losses agree (checked outside the timing).
     first_loss = {name: nets[name].step(*batches[name]) for name in impls}
     runs = {name: (lambda net=nets[name], b=batches[name]: net.step(*b)) for name in impls}
-    reps = 3 if quick else 5
+    reps = REPS[quick]
     times = interleaved(runs, rounds, reps=reps, scale=1e3, log=log)
     summary, ratios = summarize(times, TARGET["reference"])
     for name in summary:

@@ -16,16 +16,17 @@ UNIT = "µs per op"
 TARGET = {"reference": "torch", "max_ratio": 1.0, "text": "at most PyTorch's, measured in the same run"}
 N_OPS = 1000
 SIZE = 16
+REPS = {False: 10, True: 5}    # calls per round, full run and --quick
 
 
 def run(impls, rounds, quick, log=None):
     x0 = np.random.default_rng(0).uniform(0.5, 1.5, SIZE).astype(np.float32)
     runs = {name: impl.op_chain(x0, N_OPS) for name, impl in impls.items()}
     grads = {name: f() for name, f in runs.items()}
-    times = interleaved(runs, rounds, reps=3 if quick else 5, scale=1e6 / N_OPS, log=log)
+    times = interleaved(runs, rounds, reps=REPS[quick], scale=1e6 / N_OPS, log=log)
     summary, ratios = summarize(times, TARGET["reference"])
     for name in summary:
         summary[name]["grad_dtype"] = grads[name].dtype.name
         summary[name]["max_abs_diff_vs_numpy"] = float(np.abs(grads[name] - grads["numpy"]).max())
-    params = {"n_ops": N_OPS, "shape": [SIZE], "dtype": "float32", "reps_per_round": 3 if quick else 5}
+    params = {"n_ops": N_OPS, "shape": [SIZE], "dtype": "float32", "reps_per_round": REPS[quick]}
     return record(params, summary, ratios, ratio_met(ratios, TARGET))

@@ -98,8 +98,8 @@ def test_harness_interleaves_and_takes_per_round_ratios():
     runs = {"a": lambda: calls.append("a"), "b": lambda: calls.append("b")}
     times = harness.interleaved(runs, rounds=3, reps=2)
     assert calls[:2] == ["a", "b"]                       # the warm-up
-    assert calls[2:6] == ["a", "a", "b", "b"]            # round 1
-    assert calls[6:10] == ["b", "b", "a", "a"]           # round 2: the order rotates
+    assert calls[2:6] == ["a", "b", "a", "b"]            # round 1: turn by turn
+    assert calls[6:10] == ["b", "a", "b", "a"]           # round 2: the order rotates
     assert len(times["a"]["cpu"]) == len(times["b"]["wall"]) == 3
     r = harness.ratio([2.0, 4.0, 9.0], [1.0, 1.0, 3.0])
     assert r == {"per_round": [2.0, 4.0, 3.0], "median": 3.0}
