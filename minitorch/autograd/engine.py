@@ -149,17 +149,21 @@ def _nodes_leading_to(target_nodes, root_nodes, deps):
 def _execute(ready, buffers, deps, capture_at, captured, retain_graph):
     """Run ready nodes until none is left; each hands its input gradients on."""
     heappop, heappush = heapq.heappop, heapq.heappush
-    while ready:
-        node = heappop(ready)[1]
+    node = heappop(ready)[1] if ready else None
+    while node is not None:
         grads = buffers.pop(node)
         if node._hooked:
             grads = _run_pre_hooks(node, grads)
+        newly_ready = []
         if capture_at and node in capture_at:
             for nr in capture_at[node]:
                 captured[(node, nr)] = grads[nr]
             if not any(edge and edge[0] in deps for edge in node._edges):
-                continue    # nothing beyond this node was asked for
-        outputs = node._apply(grads)
+                outputs = ()    # nothing beyond this node was asked for
+            else:
+                outputs = node._apply(grads)
+        else:
+            outputs = node._apply(grads)
         if node._hooked and node._post_hooks:
             outputs = _run_post_hooks(node, outputs, grads)
         if not retain_graph and node._saved is not None:
@@ -186,11 +190,17 @@ def _execute(ready, buffers, deps, capture_at, captured, retain_graph):
             deps[child] = remaining - 1
             if remaining == 1:
                 if child in buffers:
-                    heappush(ready, (-child._seq, child))
+                    newly_ready.append(child)
                 else:
                     _release_children(child, deps, ready, buffers)
         # Drop our references so AccumulateGrad can tell when a gradient is ours alone.
         grads = outputs = grad = None
+        if len(newly_ready) == 1 and not ready:
+            node = newly_ready[0]       # a chain: no need to go through the queue
+        else:
+            for child in newly_ready:
+                heappush(ready, (-child._seq, child))
+            node = heappop(ready)[1] if ready else None
 
 
 def _add_to_buffer(buffers, node, nr, grad):

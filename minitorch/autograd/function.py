@@ -238,7 +238,7 @@ class Function(metaclass=FunctionMeta):
         state = _grad_state
         ctx = cls._backward_cls()
         if state.enabled:
-            needs = _needs_input_grad(args)
+            needs, edges = _inspect(args)
             record = True in needs
         else:
             needs = (False,) * len(args)
@@ -260,7 +260,7 @@ class Function(metaclass=FunctionMeta):
                 result = _wrap(result if type(result) is np.ndarray else np.asarray(result))
             if record:
                 ctx._seq = next(_sequence)
-                ctx._edges = _edges_to(args)
+                ctx._edges = edges
                 if result._data.dtype.kind == "f":
                     result._grad_fn = ctx
                     result._requires_grad = True
@@ -269,37 +269,33 @@ class Function(metaclass=FunctionMeta):
             elif state.inference:
                 result._is_inference = True
             return result
-        return _wrap_outputs(cls, ctx, args, result, record)
+        return _wrap_outputs(cls, ctx, args, result, record, edges if record else None)
 
 
-# The two helpers below run for every recorded op; plain loops are quicker than
-# comprehensions on the Python versions we support.
+def _inspect(args):
+    """For each argument: does it require grad, and its edge for the graph.
 
-def _needs_input_grad(args):
-    """For each argument: is it a tensor that requires grad?"""
+    The edge is ``(node, input_nr)`` for a tensor that requires grad (its
+    grad_fn, or its leaf's AccumulateGrad), None for another tensor, ``()`` for
+    a non-tensor.  This runs for every op in grad mode, hence one plain loop.
+    """
     needs = []
-    for a in args:
-        needs.append(isinstance(a, Tensor) and a._requires_grad)
-    return tuple(needs)
-
-
-def _edges_to(args):
-    """One edge per argument: ``(node, input_nr)`` for a tensor that requires grad
-    (its grad_fn, or its leaf's AccumulateGrad), None for another tensor, ``()`` for a non-tensor."""
     edges = []
     for a in args:
         if not isinstance(a, Tensor):
+            needs.append(False)
             edges.append(())
         elif not a._requires_grad:
+            needs.append(False)
             edges.append(None)
-        elif a._grad_fn is not None:
-            edges.append((a._grad_fn, a._output_nr))
         else:
-            edges.append((a._accumulate_grad_node(), 0))
-    return tuple(edges)
+            needs.append(True)
+            edges.append((a._grad_fn, a._output_nr) if a._grad_fn is not None
+                         else (a._accumulate_grad_node(), 0))
+    return tuple(needs), tuple(edges)
 
 
-def _wrap_outputs(cls, ctx, args, result, record):
+def _wrap_outputs(cls, ctx, args, result, record, edges=None):
     """Turn what ``forward`` returned into tensors and, if recording, attach ``ctx`` as their grad_fn."""
     single = not isinstance(result, tuple)
     raw = (result,) if single else result
@@ -312,7 +308,7 @@ def _wrap_outputs(cls, ctx, args, result, record):
             t._version_counter = base._version_counter
             t._base = base if base._base is None else base._base
     if record:
-        _record(cls, ctx, args, outputs, non_differentiable)
+        _record(cls, ctx, args, outputs, non_differentiable, edges)
     for t in ctx._dirty:
         t._version_counter[0] += 1
     if record and ctx._dirty and ctx._saved:
@@ -346,10 +342,10 @@ def _as_output(o, args, ctx):
     return o
 
 
-def _record(cls, ctx, args, outputs, non_differentiable):
+def _record(cls, ctx, args, outputs, non_differentiable, edges):
     """Link ``ctx`` into the graph: edges to the inputs' nodes, itself as the outputs' grad_fn."""
     ctx._seq = next(_sequence)
-    ctx._edges = _edges_to(args)
+    ctx._edges = edges
     for t in ctx._dirty:
         if t._grad_fn is None and t._requires_grad:
             raise RuntimeError("a leaf Variable that requires grad has been used in an in-place "
