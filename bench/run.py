@@ -74,7 +74,8 @@ def machine_info(impls, missing, blas):
                                            "OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE") if k in os.environ},
         "versions": {name: impl.version() for name, impl in impls.items()},
         "not_installed": missing,
-        "repository": _git_commit(),
+        # BENCH_REPOSITORY names the commit when the run is made from an exported copy (no .git).
+        "repository": os.environ.get("BENCH_REPOSITORY") or _git_commit(),
         "date": datetime.datetime.now().astimezone().isoformat(timespec="seconds"),
     }
     return info
