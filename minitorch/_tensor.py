@@ -23,6 +23,7 @@ import numpy as np
 from . import _dtype
 from ._dtype import from_numpy_dtype
 from ._tensor_str import tensor_repr
+from . import autograd as _autograd
 from .autograd import function as _function_module, engine as _engine_module, graph as _graph_module
 from .autograd.grad_mode import _state as _grad_state
 from .autograd.graph import AccumulateGrad
@@ -383,8 +384,7 @@ class Tensor:
         A scalar needs no ``gradient``; any other tensor needs one of its own
         shape (the vector in a vector-Jacobian product).
         """
-        from .autograd import backward
-        backward(self, gradient, retain_graph, create_graph, inputs=inputs)
+        _autograd.backward(self, gradient, retain_graph, create_graph, inputs=inputs)
 
     def retain_grad(self):
         """Keep this non-leaf tensor's gradient in ``.grad`` during backward."""

@@ -7,7 +7,9 @@
 * ``gradcheck`` / ``gradgradcheck``: compare backward with finite differences
 """
 
-from . import grad_mode, graph, function
+import numpy as np
+
+from . import grad_mode, graph, function, engine
 from .function import Function, once_differentiable
 from .grad_mode import (no_grad, enable_grad, set_grad_enabled, is_grad_enabled, inference_mode,
                         is_inference_mode_enabled)
@@ -21,15 +23,14 @@ __all__ = ["Function", "once_differentiable", "backward", "grad", "gradcheck", "
 def _as_tuple(x):
     if x is None:
         return ()
-    from .._tensor import Tensor
-    if isinstance(x, Tensor):
+    if isinstance(x, function.Tensor):
         return (x,)
     return tuple(x)
 
 
 def _seed_gradients(outputs, grad_outputs):
     """The gradient each output starts with: given, or ones for a scalar."""
-    from .._tensor import Tensor
+    Tensor = function.Tensor
     if len(grad_outputs) == 0:
         grad_outputs = (None,) * len(outputs)
     if len(grad_outputs) != len(outputs):
@@ -45,7 +46,6 @@ def _seed_gradients(outputs, grad_outputs):
                     "grad can be implicitly created only for scalar outputs: this output has shape "
                     f"{list(out.shape)}. Reduce it first (e.g. y.sum().backward()) or pass a "
                     "gradient of the same shape: y.backward(gradient=...)")
-            import numpy as np
             g = Tensor._wrap(np.ones(out._data.shape, dtype=out._data.dtype))
         elif not isinstance(g, Tensor):
             raise TypeError(f"gradient for output {i} must be a Tensor or None, not {type(g).__name__}")
@@ -63,7 +63,6 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, 
     are freed as the engine goes, and a second backward through the same graph
     raises.  With ``inputs``, only those tensors receive gradients.
     """
-    from .engine import run_backward
     outputs = _as_tuple(tensors)
     seeds = _seed_gradients(outputs, _as_tuple(grad_tensors))
     if retain_graph is None:
@@ -71,14 +70,13 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, 
     inputs = _as_tuple(inputs) if inputs is not None else None
     if inputs is not None and len(inputs) == 0:
         raise RuntimeError("'inputs' argument to backward() cannot be empty.")
-    run_backward(outputs, seeds, retain_graph, create_graph, inputs=inputs, allow_unused=True,
+    engine.run_backward(outputs, seeds, retain_graph, create_graph, inputs=inputs, allow_unused=True,
                  accumulate=True)
 
 
 def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False,
          allow_unused=None, materialize_grads=False):
     """Return the gradients of ``outputs`` with respect to ``inputs`` (nothing goes into ``.grad``)."""
-    from .engine import run_backward
     outputs = _as_tuple(outputs)
     inputs_t = _as_tuple(inputs)
     seeds = _seed_gradients(outputs, _as_tuple(grad_outputs))
@@ -86,7 +84,7 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
         retain_graph = create_graph
     if allow_unused is None:
         allow_unused = materialize_grads
-    results = run_backward(outputs, seeds, retain_graph, create_graph, inputs=inputs_t,
+    results = engine.run_backward(outputs, seeds, retain_graph, create_graph, inputs=inputs_t,
                            allow_unused=allow_unused, accumulate=False)
     if materialize_grads:
         from .. import zeros_like
