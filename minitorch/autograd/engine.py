@@ -287,6 +287,8 @@ def accumulate_into_grad(variable, grad):
     if grad._data.shape != variable._data.shape:
         shape = variable._data.shape
         grad = grad.sum_to_size(shape) if grad._data.ndim >= len(shape) else grad.expand(shape)
+    if grad._data.dtype is not variable._data.dtype:       # e.g. float32 leaf times a float64 tensor
+        grad = grad.to(dtype=variable.dtype)
     old = variable._grad
     if _grad_state.enabled:           # create_graph=True: keep the gradient's own graph
         variable._grad = grad if old is None else old + grad

@@ -181,6 +181,16 @@ def unpack_saved(entry, node):
     return Tensor._saved_output(data, counter, node, output_nr)
 
 
+def unpack_saved_data(entry, node):
+    """Like ``unpack_saved``, but only the array (array-mode backward of built-in ops)."""
+    if type(entry) is not tuple:
+        return entry.unpack()._data
+    data, counter, version, output_nr = entry[1:]
+    if counter[0] != version:
+        raise RuntimeError(_modified_message(data, node, output_nr, counter[0], version))
+    return data
+
+
 class _HookedSave:
     """A tensor saved while ``saved_tensors_hooks`` were active: kept as ``pack_hook`` made it."""
 

@@ -7,10 +7,22 @@ F64 = np.dtype(np.float64)
 
 
 def unbroadcast(grad, shape):
-    """Sum ``grad`` down to ``shape``, undoing the broadcasting of the forward pass."""
-    if grad._data.shape == shape:
+    """Sum ``grad`` (a tensor, or an array in array mode) down to ``shape``, undoing
+    the broadcasting of the forward pass."""
+    if grad.shape == shape:
         return grad
+    if isinstance(grad, np.ndarray):
+        return sum_to_shape(grad, shape)
     return grad.sum_to_size(shape)
+
+
+def sum_to_shape(x, shape):
+    """Sum the array ``x`` over the dims that broadcasting added or stretched, to get ``shape``."""
+    lead = x.ndim - len(shape)
+    dims = tuple(range(lead)) + tuple(
+        lead + i for i, s in enumerate(shape) if s == 1 and x.shape[lead + i] != 1)
+    out = x.sum(axis=dims, keepdims=True) if dims else x
+    return np.asarray(out.reshape(shape))
 
 
 def promote(out, *arrays):

@@ -19,6 +19,16 @@ class Builtin(Function):
     _builtin = True
 
 
+class Elementwise(Builtin):
+    """An op whose backward uses only arithmetic operators (and ``unbroadcast``).
+
+    Such a formula means the same on numpy arrays as on tensors, so when no
+    graph of the gradient is wanted (no ``create_graph``) the engine runs it on
+    the arrays directly, skipping the tensor machinery (``_array_backward``).
+    """
+    _array_backward = True
+
+
 def _binary(op, a, b):
     try:
         out = op(a._data, b._data)
@@ -36,7 +46,7 @@ def _with_scalar(op, a, s):
     return out
 
 
-class Add(Builtin):
+class Add(Elementwise):
     _backward_name = "AddBackward0"
 
     @staticmethod
@@ -53,7 +63,7 @@ class Add(Builtin):
         return unbroadcast(grad, shapes[0]), unbroadcast(grad, shapes[1])
 
 
-class AddScalar(Builtin):
+class AddScalar(Elementwise):
     _backward_name = "AddBackward0"
 
     @staticmethod
@@ -65,7 +75,7 @@ class AddScalar(Builtin):
         return grad, None
 
 
-class SubScalar(Builtin):
+class SubScalar(Elementwise):
     _backward_name = "SubBackward0"
 
     @staticmethod
@@ -77,7 +87,7 @@ class SubScalar(Builtin):
         return grad, None
 
 
-class Sub(Builtin):
+class Sub(Elementwise):
     _backward_name = "SubBackward0"
 
     @staticmethod
@@ -95,7 +105,7 @@ class Sub(Builtin):
         return unbroadcast(grad, shapes[0]), gb
 
 
-class RSubScalar(Builtin):
+class RSubScalar(Elementwise):
     """``s - a`` for a Python number ``s``."""
     _backward_name = "RsubBackward1"
 
@@ -108,7 +118,7 @@ class RSubScalar(Builtin):
         return -grad, None
 
 
-class Neg(Builtin):
+class Neg(Elementwise):
     _backward_name = "NegBackward0"
 
     @staticmethod
@@ -120,7 +130,7 @@ class Neg(Builtin):
         return -grad
 
 
-class Mul(Builtin):
+class Mul(Elementwise):
     _backward_name = "MulBackward0"
     _saved_names = ("self", "other")
 
@@ -133,12 +143,12 @@ class Mul(Builtin):
     def backward(ctx, grad):
         a, b = ctx.saved_tensors
         need_a, need_b = ctx.needs_input_grad
-        ga = unbroadcast(grad * b, a._data.shape) if need_a else None
-        gb = unbroadcast(grad * a, b._data.shape) if need_b else None
+        ga = unbroadcast(grad * b, a.shape) if need_a else None
+        gb = unbroadcast(grad * a, b.shape) if need_b else None
         return ga, gb
 
 
-class MulScalar(Builtin):
+class MulScalar(Elementwise):
     _backward_name = "MulBackward0"
 
     @staticmethod
@@ -151,7 +161,7 @@ class MulScalar(Builtin):
         return grad * ctx._saved_other, None
 
 
-class Div(Builtin):
+class Div(Elementwise):
     _backward_name = "DivBackward0"
     _saved_names = ("self", "other")
 
@@ -164,12 +174,12 @@ class Div(Builtin):
     def backward(ctx, grad):
         a, b = ctx.saved_tensors
         need_a, need_b = ctx.needs_input_grad
-        ga = unbroadcast(grad / b, a._data.shape) if need_a else None
-        gb = unbroadcast(-grad * a / (b * b), b._data.shape) if need_b else None
+        ga = unbroadcast(grad / b, a.shape) if need_a else None
+        gb = unbroadcast(-grad * a / (b * b), b.shape) if need_b else None
         return ga, gb
 
 
-class DivScalar(Builtin):
+class DivScalar(Elementwise):
     _backward_name = "DivBackward0"
 
     @staticmethod
@@ -182,7 +192,7 @@ class DivScalar(Builtin):
         return grad / ctx._saved_other, None
 
 
-class RDivScalar(Builtin):
+class RDivScalar(Elementwise):
     """``s / a`` for a Python number ``s``."""
     _backward_name = "DivBackward0"
     _saved_names = ("other",)
@@ -199,7 +209,7 @@ class RDivScalar(Builtin):
         return -grad * ctx._saved_self / (a * a), None
 
 
-class PowScalar(Builtin):
+class PowScalar(Elementwise):
     """``a ** exponent`` for a Python number exponent; saves ``a`` (``_saved_self``)."""
     _backward_name = "PowBackward0"
     _saved_names = ("self",)
@@ -234,17 +244,17 @@ class Pow(Builtin):
     def backward(ctx, grad):
         a, b = ctx.saved_tensors
         need_a, need_b = ctx.needs_input_grad
-        ga = unbroadcast(grad * b * a ** (b - 1), a._data.shape) if need_a else None
+        ga = unbroadcast(grad * b * a ** (b - 1), a.shape) if need_a else None
         if need_b:
             # d(a**b)/db = a**b * log(a), taken as 0 where a == 0 (PyTorch's choice)
             gb = grad * a ** b * a.log().masked_fill(a == 0, 0.0)
-            gb = unbroadcast(gb, b._data.shape)
+            gb = unbroadcast(gb, b.shape)
         else:
             gb = None
         return ga, gb
 
 
-class RPowScalar(Builtin):
+class RPowScalar(Elementwise):
     """``s ** a`` for a Python number base ``s``."""
     _backward_name = "PowBackward2"
     _saved_names = ("exponent",)

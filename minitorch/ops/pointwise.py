@@ -11,12 +11,12 @@ sqrt'(0) = inf.
 import numpy as np
 
 from .._tensor import Tensor
-from .arithmetic import Builtin
+from .arithmetic import Builtin, Elementwise
 
 wrap = Tensor._wrap
 
 
-class Exp(Builtin):
+class Exp(Elementwise):
     _backward_name = "ExpBackward0"
     _saved_names = ("result",)
 
@@ -32,7 +32,7 @@ class Exp(Builtin):
         return grad * result
 
 
-class Log(Builtin):
+class Log(Elementwise):
     _backward_name = "LogBackward0"
     _saved_names = ("self",)
 
@@ -47,7 +47,7 @@ class Log(Builtin):
         return grad / a
 
 
-class Sqrt(Builtin):
+class Sqrt(Elementwise):
     _backward_name = "SqrtBackward0"
     _saved_names = ("result",)
 
@@ -90,7 +90,7 @@ class Sign(Builtin):
         return grad * 0
 
 
-class Relu(Builtin):
+class Relu(Elementwise):
     _backward_name = "ReluBackward0"
     _saved_names = ("result",)
 
@@ -103,30 +103,10 @@ class Relu(Builtin):
     @staticmethod
     def backward(ctx, grad):
         result, = ctx.saved_tensors
-        return ReluGrad.apply(grad, result)
+        return grad * (result > 0)
 
 
-class ReluGrad(Builtin):
-    """relu's backward: the gradient where the output was positive, 0 elsewhere.
-
-    A Function of its own (PyTorch's ``threshold_backward``) so that it can be
-    differentiated again under ``create_graph=True``: it is linear in ``grad``,
-    so its own backward is itself.
-    """
-    _backward_name = "ThresholdBackwardBackward0"
-
-    @staticmethod
-    def forward(ctx, grad, result):
-        ctx.save_for_backward(result)
-        return grad._data * (result._data > 0)
-
-    @staticmethod
-    def backward(ctx, grad_grad):
-        result, = ctx.saved_tensors
-        return ReluGrad.apply(grad_grad, result), None
-
-
-class Sigmoid(Builtin):
+class Sigmoid(Elementwise):
     _backward_name = "SigmoidBackward0"
     _saved_names = ("result",)
 
@@ -146,7 +126,7 @@ class Sigmoid(Builtin):
         return grad * result * (1 - result)
 
 
-class Tanh(Builtin):
+class Tanh(Elementwise):
     _backward_name = "TanhBackward0"
     _saved_names = ("result",)
 

@@ -9,7 +9,7 @@ import numpy as np
 
 from .._tensor import Tensor
 from .arithmetic import Builtin
-from ._util import normalize_dims, normalize_dim
+from ._util import normalize_dims, normalize_dim, sum_to_shape
 
 wrap = Tensor._wrap
 
@@ -61,12 +61,7 @@ class SumToSize(Builtin):
     @staticmethod
     def forward(ctx, a, shape):
         ctx.shape = a.shape
-        x = a._data
-        lead = x.ndim - len(shape)
-        dims = tuple(range(lead)) + tuple(
-            lead + i for i, s in enumerate(shape) if s == 1 and x.shape[lead + i] != 1)
-        out = x.sum(axis=dims, keepdims=True) if dims else x
-        return np.asarray(out.reshape(shape))
+        return sum_to_shape(a._data, shape)
 
     @staticmethod
     def backward(ctx, grad):

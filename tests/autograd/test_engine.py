@@ -322,3 +322,24 @@ def test_grad_of_leaf_accumulation_refcount_logic_stays_safe():
     x.grad.add_(1.0)
     assert holder[0].tolist() == [1.0, 1.0]
     assert sys.getrefcount(x.grad) >= 2
+
+
+@pytest.mark.parametrize("other", [minitorch.ones(2, dtype=minitorch.float64), minitorch.tensor([1, 2])])
+def test_leaf_gradient_has_the_leaf_dtype(other):
+    a = minitorch.ones(2, requires_grad=True)
+    (a * other).sum().backward()
+    assert a.grad.dtype == minitorch.float32
+    assert a.grad.tolist() == other.double().tolist()
+
+
+def test_array_mode_and_tensor_mode_backward_agree():
+    """Elementwise ops run their backward on arrays unless create_graph=True; both give the same."""
+    def f(x, w):
+        return ((x * w + 0.5).exp().log() / w - x ** 2 + (-x).sigmoid() * x.tanh() + x.relu().sqrt()).sum()
+    x = minitorch.tensor([0.3, 1.2, -0.7], requires_grad=True)
+    w = minitorch.tensor([1.5, 0.8, 2.0], requires_grad=True)
+    fast = grad(f(x, w), [x, w])
+    slow = grad(f(x, w), [x, w], create_graph=True)
+    for a, b in zip(fast, slow):
+        assert not a.requires_grad and b.requires_grad
+        np.testing.assert_allclose(a.numpy(), b.detach().numpy(), rtol=1e-6)
