@@ -204,14 +204,25 @@ class BuiltinBackward(BackwardCFunction):
         return grads if type(grads) is tuple else (grads,)
 
     def _apply_on_arrays(self, grad_outputs):
+        grad = grad_outputs[0]          # elementwise ops have a single output
         self._arrays = True
         try:
-            results = self._forward_cls.backward(self, *[g._data for g in grad_outputs])
+            results = self._forward_cls.backward(self, grad._data)
         finally:
             self._arrays = False
         if type(results) is not tuple:
             results = (results,)
-        return tuple([_as_gradient_tensor(r, grad_outputs, results[:i]) for i, r in enumerate(results)])
+        wrapped = []
+        for r in results:
+            if r is None:
+                wrapped.append(None)
+            elif r is grad._data:
+                # Passed through unchanged: hand on the same tensor, so the engine
+                # still sees who else holds it (AccumulateGrad copies shared ones).
+                wrapped.append(grad)
+            else:
+                wrapped.append(_wrap(r if type(r) is np.ndarray else np.asarray(r)))
+        return tuple(wrapped)
 
     @property
     def saved_tensors(self):
@@ -220,21 +231,10 @@ class BuiltinBackward(BackwardCFunction):
         saved = self._saved
         if saved is FREED:
             raise RuntimeError(FREED_MESSAGE)
-        return tuple([None if s is None else unpack_saved_data(s, self) for s in saved])
-
-
-def _as_gradient_tensor(result, grad_outputs, earlier):
-    """Wrap an array-mode result, reusing the tensor it came from when it is an
-    incoming gradient passed through, so the engine still sees that it is shared."""
-    if result is None:
-        return None
-    for g in grad_outputs:
-        if result is g._data:
-            return g
-    for i, r in enumerate(earlier):
-        if result is r:
-            return _as_gradient_tensor(r, grad_outputs, earlier[:i])
-    return _wrap(result if type(result) is np.ndarray else np.asarray(result))
+        arrays = []
+        for entry in saved:
+            arrays.append(None if entry is None else unpack_saved_data(entry, self))
+        return tuple(arrays)
 
 
 class FunctionMeta(type):
