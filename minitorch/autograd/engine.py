@@ -104,9 +104,8 @@ def _count_dependencies(root_nodes, targets):
     deps = dict.fromkeys(root_nodes, 0)
     stack = list(deps)
     while stack:
-        for edge in stack.pop()._edges:
-            if edge:
-                child = edge[0]
+        for child in stack.pop()._next_nodes:
+            if child:
                 if child in deps:
                     deps[child] += 1
                 else:
@@ -117,9 +116,9 @@ def _count_dependencies(root_nodes, targets):
     keep = _nodes_leading_to({t[0] for t in targets if t is not None}, root_nodes, deps)
     pruned = dict.fromkeys(keep, 0)
     for node in keep:
-        for edge in node._edges:
-            if edge and edge[0] in pruned:
-                pruned[edge[0]] += 1
+        for child in node._next_nodes:
+            if child and child in pruned:
+                pruned[child] += 1
     return pruned
 
 
@@ -134,14 +133,14 @@ def _nodes_leading_to(target_nodes, root_nodes, deps):
     while stack:
         node = stack.pop()
         order.append(node)
-        for edge in node._edges:
-            if edge:
-                remaining[edge[0]] -= 1
-                if remaining[edge[0]] == 0:
-                    stack.append(edge[0])
+        for child in node._next_nodes:
+            if child:
+                remaining[child] -= 1
+                if remaining[child] == 0:
+                    stack.append(child)
     leads = set(target_nodes)
     for node in reversed(order):
-        if node not in leads and any(edge and edge[0] in leads for edge in node._edges):
+        if node not in leads and any(child and child in leads for child in node._next_nodes):
             leads.add(node)
     return [node for node in order if node in leads]
 
@@ -158,7 +157,7 @@ def _execute(ready, buffers, deps, capture_at, captured, retain_graph):
         if capture_at and node in capture_at:
             for nr in capture_at[node]:
                 captured[(node, nr)] = grads[nr]
-            if not any(edge and edge[0] in deps for edge in node._edges):
+            if not any(child and child in deps for child in node._next_nodes):
                 outputs = ()    # nothing beyond this node was asked for
             else:
                 outputs = node._apply(grads)
@@ -168,10 +167,9 @@ def _execute(ready, buffers, deps, capture_at, captured, retain_graph):
             outputs = _run_post_hooks(node, outputs, grads)
         if not retain_graph and node._saved is not None:
             node._saved = FREED
-        for edge, grad in zip(node._edges, outputs):
-            if not edge:
+        for child, nr, grad in zip(node._next_nodes, node._next_nrs, outputs):
+            if not child:
                 continue
-            child = edge[0]
             remaining = deps.get(child)
             if remaining is None:      # pruned: leads to no requested input
                 continue
@@ -182,11 +180,11 @@ def _execute(ready, buffers, deps, capture_at, captured, retain_graph):
                         buffers[child] = [grad]
                     else:
                         buffers[child] = [None] * child._num_outputs
-                        buffers[child][edge[1]] = grad
-                elif buf[edge[1]] is None:
-                    buf[edge[1]] = grad
+                        buffers[child][nr] = grad
+                elif buf[nr] is None:
+                    buf[nr] = grad
                 else:
-                    buf[edge[1]] = buf[edge[1]] + grad
+                    buf[nr] = buf[nr] + grad
             deps[child] = remaining - 1
             if remaining == 1:
                 if child in buffers:
@@ -216,10 +214,9 @@ def _release_children(node, deps, ready, buffers):
     stack = [node]
     while stack:
         current = stack.pop()
-        for edge in current._edges:
-            if not edge or edge[0] not in deps:
+        for child in current._next_nodes:
+            if not child or child not in deps:
                 continue
-            child = edge[0]
             deps[child] -= 1
             if deps[child] == 0:
                 if child in buffers:

@@ -118,7 +118,7 @@ class BackwardCFunction(Node, FunctionCtx):
         grads = self._forward_cls.backward(self, *grad_outputs)
         if type(grads) is not tuple:
             grads = (grads,)
-        n_inputs = len(self._edges)
+        n_inputs = len(self._next_nodes)
         if len(grads) != n_inputs:
             if len(grads) > n_inputs and all(g is None for g in grads[n_inputs:]):
                 grads = grads[:n_inputs]
@@ -285,7 +285,7 @@ class Function(metaclass=FunctionMeta):
         state = _grad_state
         ctx = cls._backward_cls()
         if state.enabled:
-            needs, edges = _inspect(args)
+            needs, nodes, nrs = _inspect(args)
             record = True in needs
         else:
             needs = (False,) * len(args)
@@ -307,7 +307,8 @@ class Function(metaclass=FunctionMeta):
                 result = _wrap(result if type(result) is np.ndarray else np.asarray(result))
             if record:
                 ctx._seq = next(_sequence)
-                ctx._edges = edges
+                ctx._next_nodes = nodes
+                ctx._next_nrs = nrs
                 if result._data.dtype.kind == "f":
                     result._grad_fn = ctx
                     result._requires_grad = True
@@ -316,30 +317,44 @@ class Function(metaclass=FunctionMeta):
             elif state.inference:
                 result._is_inference = True
             return result
-        return _wrap_outputs(cls, ctx, args, result, record, edges if record else None)
+        return _wrap_outputs(cls, ctx, args, result, record, (nodes, nrs) if record else None)
 
 
 def _inspect(args):
-    """For each argument: does it require grad, and its edge for the graph.
+    """For each argument: does it require grad, and where does it sit in the graph.
 
-    The edge is ``(node, input_nr)`` for a tensor that requires grad (its
-    grad_fn, or its leaf's AccumulateGrad), None for another tensor, ``()`` for
-    a non-tensor.  This runs for every op in grad mode, hence one plain loop.
+    Returns ``needs`` (bools), ``nodes`` and ``nrs``: for a tensor that
+    requires grad, its grad_fn (or its leaf's AccumulateGrad) and which output
+    of that node it is; None for another tensor, False for a non-tensor.  This
+    runs for every op in grad mode, hence one plain loop.
     """
     needs = []
-    edges = []
+    nodes = []
+    any_nr = False
     for a in args:
         if not isinstance(a, Tensor):
             needs.append(False)
-            edges.append(())
+            nodes.append(False)
         elif not a._requires_grad:
             needs.append(False)
-            edges.append(None)
+            nodes.append(None)
+        elif a._grad_fn is not None:
+            needs.append(True)
+            nodes.append(a._grad_fn)
+            any_nr = any_nr or a._output_nr != 0
         else:
             needs.append(True)
-            edges.append((a._grad_fn, a._output_nr) if a._grad_fn is not None
-                         else (a._accumulate_grad_node(), 0))
-    return tuple(needs), tuple(edges)
+            nodes.append(a._accumulate_grad_node())
+    nrs = tuple([a._output_nr if isinstance(a, Tensor) else 0 for a in args]) if any_nr else _zeros(len(args))
+    return tuple(needs), tuple(nodes), nrs
+
+
+_ZEROS = [(0,) * n for n in range(8)]
+
+
+def _zeros(n):
+    """A shared tuple of n zeros: most inputs are output 0 of their node."""
+    return _ZEROS[n] if n < 8 else (0,) * n
 
 
 def _wrap_outputs(cls, ctx, args, result, record, edges=None):
@@ -392,7 +407,7 @@ def _as_output(o, args, ctx):
 def _record(cls, ctx, args, outputs, non_differentiable, edges):
     """Link ``ctx`` into the graph: edges to the inputs' nodes, itself as the outputs' grad_fn."""
     ctx._seq = next(_sequence)
-    ctx._edges = edges
+    ctx._next_nodes, ctx._next_nrs = edges
     for t in ctx._dirty:
         if t._grad_fn is None and t._requires_grad:
             raise RuntimeError("a leaf Variable that requires grad has been used in an in-place "

@@ -4,7 +4,8 @@ A forward pass leaves behind a graph of :class:`Node` objects.  Each node
 knows only what it needs to compute gradients for its inputs:
 
 * ``next_functions``: one edge ``(node, input_nr)`` per tensor input, pointing *towards
-  the leaves*.  A node never references its own outputs, so the graph has no
+  the leaves* (stored as two tuples, ``_next_nodes`` and ``_next_nrs``, one entry
+  per argument: False marks an argument that is not a tensor).  A node never references its own outputs, so the graph has no
   reference cycles and is freed by reference counting alone (chapter 2).
 * saved tensors: values from the forward pass, each stored with the version it
   had, so an in-place change made later is detected when backward unpacks it.
@@ -40,7 +41,7 @@ class Node:
     """A step of the backward graph: turns gradients of its outputs into
     gradients of its inputs.  ``tensor.grad_fn`` is one of these."""
 
-    __slots__ = ("_edges", "_seq", "needs_input_grad", "__weakref__", "__dict__")
+    __slots__ = ("_next_nodes", "_next_nrs", "_seq", "needs_input_grad", "__weakref__", "__dict__")
 
     _num_outputs = 1
     _saved = None         # the saved tensors once recorded; FREED after backward
@@ -55,8 +56,8 @@ class Node:
     def next_functions(self):
         """Edges to the nodes that produced this node's inputs: ``((node, input_nr), ...)``.
         ``node`` is None for an input that does not require grad."""
-        return tuple(edge if edge is not None else (None, 0)
-                     for edge in self._edges if edge != ())
+        return tuple((node, nr) if node is not None else (None, 0)
+                     for node, nr in zip(self._next_nodes, self._next_nrs) if node is not False)
 
     @property
     def metadata(self):
@@ -138,7 +139,7 @@ class AccumulateGrad(Node):
 
     def __init__(self, variable):
         self.variable = variable
-        self._edges = ()
+        self._next_nodes = self._next_nrs = ()
         self._seq = next(_sequence)
         if variable._backward_hooks:
             self._hooked = True

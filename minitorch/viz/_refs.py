@@ -178,7 +178,7 @@ def _attributes(obj):
                 yield f"next_functions[{i}]", node
     renames = _TENSOR_NAMES if isinstance(obj, Tensor) else {}
     for name in _slot_names(type(obj)):
-        if is_node and name == "_edges":
+        if is_node and name in ("_next_nodes", "_next_nrs"):
             continue
         descriptor = getattr(type(obj), name, None)
         try:
