@@ -198,16 +198,13 @@ class BuiltinBackward(BackwardCFunction):
 
     def _apply(self, grad_outputs):
         cls = self._forward_cls
-        if cls._array_backward and not _grad_state.enabled:
-            return self._apply_on_arrays(grad_outputs)
-        grads = cls.backward(self, *grad_outputs)
-        return grads if type(grads) is tuple else (grads,)
-
-    def _apply_on_arrays(self, grad_outputs):
+        if not cls._array_backward or _grad_state.enabled:
+            grads = cls.backward(self, *grad_outputs)
+            return grads if type(grads) is tuple else (grads,)
         grad = grad_outputs[0]          # elementwise ops have a single output
         self._arrays = True
         try:
-            results = self._forward_cls.backward(self, grad._data)
+            results = cls.backward(self, grad._data)
         finally:
             self._arrays = False
         if type(results) is not tuple:
@@ -245,9 +242,9 @@ class FunctionMeta(type):
         node_name = attrs.get("_backward_name", name + "Backward")
         node_base = BuiltinBackward if cls._builtin else BackwardCFunction
         cls._backward_cls = type(node_name, (node_base,), {"_forward_cls": cls})
-        # minitorch's own ops that return one new result take a shorter path in apply
+        # minitorch's own ops that return one new float result take a shorter path in apply
         cls._fresh_single_output = (cls._builtin and not cls._is_view and not cls._multi_output
-                                    and not cls._in_place)
+                                    and not cls._in_place and not cls._changes_dtype)
 
 
 class Function(metaclass=FunctionMeta):
@@ -260,6 +257,7 @@ class Function(metaclass=FunctionMeta):
     _multi_output = False  # forward returns a tuple
     _in_place = False      # forward modifies an input (and marks it dirty)
     _array_backward = False  # backward may run on numpy arrays (see BuiltinBackward)
+    _changes_dtype = False   # the result may be of another dtype than the inputs (e.g. not float)
     _saved_names = ()     # names for ``grad_fn._saved_<name>`` (built-in ops)
 
     def __init__(self, *args, **kwargs):
@@ -305,13 +303,12 @@ class Function(metaclass=FunctionMeta):
             # The common case, kept short: one new result, nothing modified in place.
             if type(result) is not Tensor:       # an ndarray, or a numpy scalar from 0-d math
                 result = _wrap(result if type(result) is np.ndarray else np.asarray(result))
-            if record:
+            if record:      # (an input requires grad, so it is float, and so is the result)
                 ctx._seq = next(_sequence)
                 ctx._next_nodes = nodes
                 ctx._next_nrs = nrs
-                if result._data.dtype.kind == "f":
-                    result._grad_fn = ctx
-                    result._requires_grad = True
+                result._grad_fn = ctx
+                result._requires_grad = True
                 if ctx._to_save:
                     ctx._pack_saved((result,))
             elif state.inference:

@@ -200,6 +200,7 @@ class Clone(Builtin):
 
 class ToDtype(Builtin):
     _backward_name = "ToCopyBackward0"
+    _changes_dtype = True
 
     @staticmethod
     def forward(ctx, a, np_dtype):
