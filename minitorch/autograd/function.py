@@ -80,16 +80,6 @@ class BackwardCFunction(Node, FunctionCtx):
             return (unpack_saved(saved[0], self),)
         return tuple([None if s is None else unpack_saved(s, self) for s in saved])
 
-    def __getattr__(self, name):
-        # ``grad_fn._saved_self``, ``_saved_result``...: built-in ops name their saved
-        # tensors (``_saved_names``) the way PyTorch's nodes expose them.
-        if name.startswith("_saved_"):
-            names = self._forward_cls._saved_names
-            key = name[len("_saved_"):]
-            if key in names:
-                return self.saved_tensors[names.index(key)]
-        raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
-
     def _pack_saved(self, outputs):
         """Store ``ctx.save_for_backward``'s tensors: inputs as they are, outputs without their graph link."""
         hooks = _hooks_state.stack
@@ -234,6 +224,10 @@ class BuiltinBackward(BackwardCFunction):
         return tuple(arrays)
 
 
+def _saved_getter(i):
+    return lambda node: node.saved_tensors[i]
+
+
 class FunctionMeta(type):
     """Gives each Function subclass its own node class, named ``<Name>Backward``."""
 
@@ -241,7 +235,12 @@ class FunctionMeta(type):
         super().__init__(name, bases, attrs)
         node_name = attrs.get("_backward_name", name + "Backward")
         node_base = BuiltinBackward if cls._builtin else BackwardCFunction
-        cls._backward_cls = type(node_name, (node_base,), {"_forward_cls": cls})
+        attrs = {"_forward_cls": cls}
+        # ``grad_fn._saved_self``, ``_saved_result``...: built-in ops name their saved
+        # tensors the way PyTorch's nodes expose them.
+        for i, saved_name in enumerate(cls._saved_names):
+            attrs["_saved_" + saved_name] = property(_saved_getter(i), doc=f"saved tensor {saved_name!r}")
+        cls._backward_cls = type(node_name, (node_base,), attrs)
         # minitorch's own ops that return one new float result take a shorter path in apply
         cls._fresh_single_output = (cls._builtin and not cls._is_view and not cls._multi_output
                                     and not cls._in_place and not cls._changes_dtype)
