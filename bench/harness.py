@@ -8,7 +8,11 @@ to round), a round keeps each one's fastest call, and a ratio is taken inside
 each round before the median over rounds.
 
 The clock is the process's CPU time (``time.process_time``): time another
-process takes while we wait does not count.  Wall time (``perf_counter``) is
+process takes while we wait does not count.  A full garbage collection runs
+before every timed call (outside the timing): Python's collector decides when
+to do its expensive full passes from the objects *all* implementations left
+behind, so without it one implementation pays for another's garbage.  Within
+a call the collector runs as usual.  Wall time (``perf_counter``) is
 recorded beside it.  Every implementation runs on the same single thread, so
 the two agree on an idle machine.
 """
@@ -34,9 +38,9 @@ def interleaved(runs, rounds, reps=1, scale=1.0, log=None):
     for r in range(rounds):
         order = names[r % len(names):] + names[:r % len(names)]
         best = {name: [float("inf"), float("inf")] for name in names}
-        gc.collect()
         for _ in range(reps):
             for name in order:
+                gc.collect()
                 c0, w0 = time.process_time(), time.perf_counter()
                 runs[name]()
                 c1, w1 = time.process_time(), time.perf_counter()
