@@ -6,7 +6,8 @@ import warnings
 import pytest
 
 import minitorch as torch
-from minitorch.autograd import Function
+
+from seed_code import Exp, LinearFunction, MulConstant, MulConstantNoMaterialize
 
 
 def test_seed001_intermediate_gradients_are_not_kept():
@@ -53,66 +54,6 @@ def test_seed004_saved_tensors():
     y = x.exp()
     assert y.equal(y.grad_fn._saved_result) is True
     assert (y is y.grad_fn._saved_result) is False
-
-
-class Exp(Function):
-    @staticmethod
-    def forward(ctx, i):
-        result = i.exp()
-        ctx.save_for_backward(result)
-        return result
-
-    @staticmethod
-    def backward(ctx, grad_output):
-        result, = ctx.saved_tensors
-        return grad_output * result
-
-
-class LinearFunction(torch.autograd.Function):
-    @staticmethod
-    def forward(ctx, input, weight, bias=None):
-        ctx.save_for_backward(input, weight, bias)
-        output = input.mm(weight.t())
-        if bias is not None:
-            output += bias.unsqueeze(0).expand_as(output)
-        return output
-
-    @staticmethod
-    def backward(ctx, grad_output):
-        input, weight, bias = ctx.saved_tensors
-        grad_input = grad_weight = grad_bias = None
-        if ctx.needs_input_grad[0]:
-            grad_input = grad_output.mm(weight)
-        if ctx.needs_input_grad[1]:
-            grad_weight = grad_output.t().mm(input)
-        if bias is not None and ctx.needs_input_grad[2]:
-            grad_bias = grad_output.sum(0)
-        return grad_input, grad_weight, grad_bias
-
-
-class MulConstant(torch.autograd.Function):
-    @staticmethod
-    def forward(ctx, tensor, constant):
-        ctx.constant = constant
-        return tensor * constant
-
-    @staticmethod
-    def backward(ctx, grad_output):
-        return grad_output * ctx.constant, None
-
-
-class MulConstantNoMaterialize(torch.autograd.Function):
-    @staticmethod
-    def forward(ctx, tensor, constant):
-        ctx.set_materialize_grads(False)
-        ctx.constant = constant
-        return tensor * constant
-
-    @staticmethod
-    def backward(ctx, grad_output):
-        if grad_output is None:
-            return None, None
-        return grad_output * ctx.constant, None
 
 
 def test_seed004_exp():

@@ -17,74 +17,7 @@ import minitorch.nn as nn
 import minitorch.optim as optim
 
 
-# ----- seed 004: LinearFunction and the Linear module on it (verbatim) --------------------
-# Inherit from torch.autograd.Function
-class LinearFunction(torch.autograd.Function):
-    # Note that both forward and backward are @staticmethod
-
-    @staticmethod
-    # bias is an optional argument
-    def forward(ctx, input, weight, bias=None):
-        ctx.save_for_backward(input, weight, bias)
-        output = input.mm(weight.t())  # y = wx
-
-        if bias is not None:
-            output += bias.unsqueeze(0).expand_as(output)  # y += b (y = wx + b)
-
-        return output
-
-    # This function has only a single output, so it gets only one gradient
-    @staticmethod
-    def backward(ctx, grad_output):
-        # unpack saved_tensors
-        input, weight, bias = ctx.saved_tensors
-        # initialize all gradients with respect to inputs to None
-        grad_input = grad_weight = grad_bias = None
-
-        # using needs_input_grad to check where each input needs gradient computation
-        if ctx.needs_input_grad[0]:
-            grad_input = grad_output.mm(weight)
-        if ctx.needs_input_grad[1]:
-            grad_weight = grad_output.t().mm(input)
-        if bias is not None and ctx.needs_input_grad[2]:
-            grad_bias = grad_output.sum(0)
-
-        return grad_input, grad_weight, grad_bias
-
-
-class Linear(torch.nn.Module):
-    def __init__(self, input_features, output_features, bias=True):
-        super(Linear, self).__init__()
-        self.input_features = input_features
-        self.output_features = output_features
-
-        # nn.Parameter is a special kind of Tensor, that will get
-        # automatically registered as Module's parameter once it's assigned
-        # as an attribute. Parameters and buffers need to be registered, or
-        # they won't appear in .parameters() (doesn't apply to buffers), and
-        # won't be converted when e.g. .cuda() is called. You can use
-        # .register_buffer() to register buffers.
-        # nn.Parameters require gradients by default
-        self.weight = torch.nn.Parameter(torch.empty(output_features, input_features))
-        if bias:
-            self.bias = torch.nn.Parameter(torch.empty(output_features))
-        else:
-            # You should always register all possible parameters, but the
-            # optional ones can be None if you want.
-            self.register_parameter('bias', None)
-
-        # Not a very smart way to initialize weights
-        torch.nn.init.uniform_(self.weight, -0.1, 0.1)
-        if self.bias is not None:
-            torch.nn.init.uniform_(self.bias, -0.1, 0.1)
-
-    def forward(self, input):
-        return LinearFunction.apply(input, self.weight, self,bias)  # noqa: E231,F821 (the seed's typo)
-
-    def extra_repr(self):
-        # (optional) Set the extra information about this module.
-        # You can test it by printing an object of this class
-        return f'input_features={self.input_features}, output_features={self.output_features}, bias={self.bias is not None}'
+from seed_code import Linear, LinearFunction
 
 
 def test_seed004_linear_module_prints_its_extra_repr(capsys):
