@@ -273,6 +273,15 @@ def _is_basic_index(key):
                and not isinstance(k, bool) for k in items)
 
 
+def _take(ctx, a, key):
+    """``a``'s array indexed by ``key`` (what both kinds of indexing do forward)."""
+    ctx.key, ctx.shape = key, a.shape
+    try:
+        return a._data[key]
+    except IndexError as e:
+        raise _index_error(e, a, key) from None
+
+
 class Select(Builtin):
     """Indexing with ints, slices, None and ``...``: a view of the input."""
     _backward_name = "SelectBackward0"
@@ -280,11 +289,7 @@ class Select(Builtin):
 
     @staticmethod
     def forward(ctx, a, key):
-        ctx.key, ctx.shape = key, a.shape
-        try:
-            return a._data[key]
-        except IndexError as e:
-            raise _index_error(e, a, key) from None
+        return _take(ctx, a, key)
 
     @staticmethod
     def backward(ctx, grad):
@@ -301,11 +306,7 @@ class Index(Builtin):
 
     @staticmethod
     def forward(ctx, a, key):
-        ctx.key, ctx.shape = key, a.shape
-        try:
-            return a._data[key]
-        except IndexError as e:
-            raise _index_error(e, a, key) from None
+        return _take(ctx, a, key)
 
     @staticmethod
     def backward(ctx, grad):
