@@ -1,7 +1,8 @@
 """Module-level versions of the tensor methods: ``minitorch.exp(x)``, ``minitorch.cat([...])``...
 
 PyTorch offers most operations both as ``x.exp()`` and ``torch.exp(x)``; these
-are the second spelling, each forwarding to the method or to its Function.
+are the second spelling, each forwarding to the method or to its Function
+(chapter 3 uses both spellings).
 """
 
 from ._tensor import Tensor

@@ -3,7 +3,7 @@
 One numpy ``Generator`` for the process; ``manual_seed`` replaces it, so a
 seeded notebook gives the same numbers on every run (nbval compares them).
 The numbers differ from PyTorch's for the same seed: only the distributions
-match.
+match.  Every chapter seeds it in its first cell.
 """
 
 import numpy as np

@@ -2,7 +2,8 @@
 
 Kept apart from ``_tensor.py`` so that file reads as "what a tensor is" and
 this one as "what you can do with it".  Python numbers as operands get the
-ops' scalar variants, which need no gradient of their own.
+ops' scalar variants, which need no gradient of their own.  Chapter 4 shows
+that each op is an ``autograd.Function`` like the ones a reader writes.
 """
 
 import numpy as np

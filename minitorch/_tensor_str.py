@@ -2,7 +2,8 @@
 
 The layout follows PyTorch's: four decimals for floats unless every value
 is whole (``1.``), scientific notation when magnitudes are far apart, rows
-aligned under each other, and long tensors summarised with ``...``.
+aligned under each other, and long tensors summarised with ``...``.  The chapters compare these
+printed outputs with nbval, so the format is part of what the tests check.
 """
 
 import numpy as np

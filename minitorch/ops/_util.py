@@ -1,4 +1,4 @@
-"""Helpers shared by the op definitions: shapes, dims, dtype promotion, errors."""
+"""Helpers shared by the op definitions (chapter 4): shapes, dims, dtype promotion, errors."""
 
 import numpy as np
 

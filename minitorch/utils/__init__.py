@@ -1,1 +1,1 @@
-"""Small helpers shared by autograd and nn."""
+"""Small helpers shared by autograd and nn (hook handles: chapters 3 and 5)."""

@@ -1,4 +1,4 @@
-"""Finding a Graphviz renderer, and the Digraph subclass every picture is.
+"""Finding a Graphviz renderer, and the Digraph subclass every picture is (all chapters' pictures).
 
 The ``graphviz`` Python package writes DOT text and runs a ``dot`` program to
 turn it into SVG.  A reader may have Debian's Graphviz (``dot`` on PATH) or
