@@ -291,32 +291,60 @@ def _check_inplace(t, *others):
             "out-of-place operation, or clone() the base tensor first.")
 
 
-def _inplace(fn, takes_other=True):
-    if takes_other:
-        def method(self, other):
-            _check_inplace(self, other)
-            if not isinstance(other, Tensor):
-                s = _scalar(other)
-                if s is None:
-                    return NotImplemented
-                other = s
-            return fn.apply(self, other)
-    else:
-        def method(self):
-            _check_inplace(self)
-            return fn.apply(self)
-    return method
+def _inplace_operand(other, name):
+    """A tensor or Python number to combine in place, or a TypeError saying what is accepted."""
+    if isinstance(other, Tensor):
+        return other
+    s = _scalar(other)
+    if s is None:
+        raise TypeError(f"{name}(): argument 'other' must be a Tensor or a number, "
+                        f"not {type(other).__name__}")
+    return s
 
 
-Tensor.add_ = _inplace(I.AddInplace)
-Tensor.sub_ = _inplace(I.SubInplace)
-Tensor.mul_ = _inplace(I.MulInplace)
-Tensor.div_ = _inplace(I.DivInplace)
-Tensor.__iadd__ = Tensor.add_
-Tensor.__isub__ = Tensor.sub_
-Tensor.__imul__ = Tensor.mul_
-Tensor.__itruediv__ = Tensor.div_
-Tensor.zero_ = _inplace(I.Zero, takes_other=False)
+def _inplace(fn, name, with_alpha=False):
+    """``x.name_(other)``: checked before any memory is touched, then ``fn`` applied."""
+    def method(self, other, *, alpha=1):
+        operand = _inplace_operand(other, name)
+        if alpha != 1:
+            operand = operand * alpha
+        _check_inplace(self, operand)
+        return fn.apply(self, operand)
+
+    def method_without_alpha(self, other):
+        operand = _inplace_operand(other, name)
+        _check_inplace(self, operand)
+        return fn.apply(self, operand)
+    chosen = method if with_alpha else method_without_alpha
+    chosen.__name__ = name
+    return chosen
+
+
+def _inplace_operator(method):
+    """``x += other``: like the method, but an unsupported operand lets Python try others."""
+    def operator(self, other):
+        if not isinstance(other, Tensor) and _scalar(other) is None:
+            return NotImplemented
+        return method(self, other)
+    return operator
+
+
+Tensor.add_ = _inplace(I.AddInplace, "add_", with_alpha=True)
+Tensor.sub_ = _inplace(I.SubInplace, "sub_", with_alpha=True)
+Tensor.mul_ = _inplace(I.MulInplace, "mul_")
+Tensor.div_ = _inplace(I.DivInplace, "div_")
+Tensor.__iadd__ = _inplace_operator(Tensor.add_)
+Tensor.__isub__ = _inplace_operator(Tensor.sub_)
+Tensor.__imul__ = _inplace_operator(Tensor.mul_)
+Tensor.__itruediv__ = _inplace_operator(Tensor.div_)
+
+
+def zero_(self):
+    _check_inplace(self)
+    return I.Zero.apply(self)
+
+
+Tensor.zero_ = zero_
 
 
 def fill_(self, value):
@@ -343,9 +371,3 @@ Tensor.fill_ = fill_
 Tensor.copy_ = copy_
 Tensor.__setitem__ = __setitem__
 
-
-def add_(self, other, *, alpha=1):
-    return Tensor.__iadd__(self, other * alpha if alpha != 1 else other)
-
-
-Tensor.add_ = add_

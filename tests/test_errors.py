@@ -103,3 +103,24 @@ def test_inplace_on_view_in_graph_is_refused_with_advice():
     y = x * 2
     with pytest.raises(RuntimeError, match="clone\\(\\) the base tensor first"):
         y[1:].mul_(2)
+
+
+@pytest.mark.parametrize("name", ["add_", "sub_", "mul_", "div_"])
+def test_inplace_method_with_a_bad_operand_raises(name):
+    x = torch.ones(2)
+    with pytest.raises(TypeError, match=f"{name}\\(\\): argument 'other' must be a Tensor or a number"):
+        getattr(x, name)("a")
+    assert x.tolist() == [1.0, 1.0]
+
+
+def test_inplace_operator_with_a_bad_operand_raises_type_error():
+    x = torch.ones(2)
+    with pytest.raises(TypeError):
+        x += "a"
+
+
+def test_add_and_sub_in_place_with_alpha():
+    x = torch.ones(2)
+    x.add_(torch.ones(2), alpha=3)
+    x.sub_(1.0, alpha=2)
+    assert x.tolist() == [2.0, 2.0]
