@@ -256,13 +256,13 @@ class Tensor:
     # ----- conversion -------------------------------------------------------------------
     def numpy(self, *, force=False):
         """The values as a numpy array sharing this tensor's memory."""
-        if self._requires_grad and not force:
+        if self._requires_grad and not force and _grad_state.enabled:
             raise RuntimeError("Can't call numpy() on Tensor that requires grad. "
                                "Use tensor.detach().numpy() instead.")
         return self._data.copy() if force and self._requires_grad else self._data
 
     def __array__(self, dtype=None, copy=None):
-        if self._requires_grad:
+        if self._requires_grad and _grad_state.enabled:
             raise RuntimeError("Can't call numpy() on Tensor that requires grad. "
                                "Use tensor.detach().numpy() instead.")
         return self._data if dtype is None else self._data.astype(dtype)

@@ -124,3 +124,9 @@ def test_add_and_sub_in_place_with_alpha():
     x.add_(torch.ones(2), alpha=3)
     x.sub_(1.0, alpha=2)
     assert x.tolist() == [2.0, 2.0]
+
+
+def test_numpy_of_a_tensor_requiring_grad_works_under_no_grad():
+    x = torch.ones(2, requires_grad=True)
+    with torch.no_grad():
+        assert x.numpy().tolist() == [1.0, 1.0]

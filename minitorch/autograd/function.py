@@ -97,7 +97,10 @@ class BackwardCFunction(Node, FunctionCtx):
                     "Inference tensors cannot be saved for backward. Please do not use Tensors "
                     "created in inference mode in computation tracked by autograd. Make a clone "
                     "to get a normal tensor, or use minitorch.no_grad() instead of inference_mode().")
-            saved.append(save_tensor(t, _output_number(t, outputs), hooks[-1] if hooks else None))
+            output_nr = _output_number(t, outputs)
+            if output_nr is not None and t._grad_fn is not self:
+                output_nr = None    # a non-differentiable output: no graph link to restore
+            saved.append(save_tensor(t, output_nr, hooks[-1] if hooks else None))
         self._saved = saved
         del self._to_save      # it may hold an output: keeping it would make a cycle
 
@@ -285,7 +288,9 @@ class Function(metaclass=FunctionMeta):
             needs, nodes, nrs = _inspect(args)
             record = True in needs
         else:
-            needs = (False,) * len(args)
+            # Nothing is recorded; a user's forward still sees which inputs require grad,
+            # as in PyTorch (minitorch's own forwards do not need to know).
+            needs = (False,) * len(args) if cls._builtin else _inspect(args)[0]
             record = False
         ctx.needs_input_grad = needs
         if cls._builtin or not state.enabled:

@@ -370,3 +370,42 @@ def test_mark_non_differentiable_on_a_returned_input():
     b = minitorch.ones(2, requires_grad=True)
     x, y = PassBoth.apply(a, b)
     assert x.requires_grad and not y.requires_grad
+
+
+def test_needs_input_grad_is_reported_under_no_grad_too():
+    seen = []
+
+    class Probe(Function):
+        @staticmethod
+        def forward(ctx, a, b, k):
+            seen.append(ctx.needs_input_grad)
+            return a * k
+
+        @staticmethod
+        def backward(ctx, g):
+            return g, None, None
+
+    with minitorch.no_grad():
+        out = Probe.apply(minitorch.ones(2, requires_grad=True), minitorch.ones(2), 3.0)
+    assert seen == [(True, False, False)] and not out.requires_grad
+
+
+def test_saved_non_differentiable_output_comes_back_without_graph():
+    class WithIndex(Function):
+        @staticmethod
+        def forward(ctx, a):
+            idx = minitorch.tensor([1.0, 0.0])
+            ctx.mark_non_differentiable(idx)
+            ctx.save_for_backward(idx)
+            return a * 2, idx
+
+        @staticmethod
+        def backward(ctx, g, g_idx):
+            idx, = ctx.saved_tensors
+            assert not idx.requires_grad and idx.grad_fn is None
+            return g * 2
+
+    a = minitorch.ones(2, requires_grad=True)
+    out, idx = WithIndex.apply(a)
+    out.sum().backward()
+    assert a.grad.tolist() == [2.0, 2.0]
