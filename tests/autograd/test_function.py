@@ -7,18 +7,7 @@ import minitorch
 from minitorch.autograd import Function, gradcheck
 from minitorch.autograd.function import once_differentiable
 
-
-class Exp(Function):
-    @staticmethod
-    def forward(ctx, i):
-        result = i.exp()
-        ctx.save_for_backward(result)
-        return result
-
-    @staticmethod
-    def backward(ctx, grad_output):
-        result, = ctx.saved_tensors
-        return grad_output * result
+from seed_code import Exp    # the seed's Exp
 
 
 def test_custom_function_node_is_named_after_it():

@@ -23,6 +23,13 @@ def _index(idx, length):
     return idx % length
 
 
+def _renumber(container):
+    """Name the children "0", "1", ... again after a deletion, as PyTorch does."""
+    modules = list(container._modules.values())
+    container._modules.clear()
+    for i, module in enumerate(modules):
+        container._modules[str(i)] = module
+
 class Sequential(Module):
     """Layers applied one after the other: ``Sequential(a, b, c)(x) == c(b(a(x)))``.
 
@@ -52,11 +59,7 @@ class Sequential(Module):
         keys = list(self._modules)
         for key in (keys[idx] if isinstance(idx, slice) else [keys[_index(idx, len(self))]]):
             delattr(self, key)
-        # renumber, so that the names stay "0", "1", ... as PyTorch does
-        modules = list(self._modules.values())
-        self._modules.clear()
-        for i, module in enumerate(modules):
-            self._modules[str(i)] = module
+        _renumber(self)
 
     def __len__(self):
         return len(self._modules)
@@ -99,10 +102,7 @@ class ModuleList(Module):
                 delattr(self, str(k))
         else:
             delattr(self, str(_index(idx, len(self))))
-        modules = list(self._modules.values())
-        self._modules.clear()
-        for i, module in enumerate(modules):
-            self._modules[str(i)] = module
+        _renumber(self)
 
     def __len__(self):
         return len(self._modules)
