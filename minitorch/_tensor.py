@@ -249,10 +249,6 @@ class Tensor:
     def retains_grad(self):
         return self._retains_grad
 
-    @property
-    def _backward_hooks_dict(self):
-        return self._backward_hooks
-
     # ----- conversion -------------------------------------------------------------------
     def numpy(self, *, force=False):
         """The values as a numpy array sharing this tensor's memory."""

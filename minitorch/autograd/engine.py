@@ -21,7 +21,7 @@ import heapq
 import sys
 
 from .grad_mode import _state as _grad_state
-from .graph import AccumulateGrad, FREED
+from .graph import FREED
 
 __all__ = ["run_backward", "accumulate_into_grad"]
 

@@ -51,7 +51,18 @@ class _ModeContext:
         return self.__class__()
 
 
-class no_grad(_ModeContext):
+class _NoArgumentMode(_ModeContext):
+    """A switch without arguments, usable as ``@no_grad()`` and also as bare ``@no_grad``."""
+
+    def __new__(cls, func=None):
+        mode = super().__new__(cls)
+        return mode if func is None else mode(func)
+
+    def __init__(self, func=None):
+        pass
+
+
+class no_grad(_NoArgumentMode):
     """Run a block (or a decorated function) without recording any operation.
 
     Results computed inside have ``requires_grad=False`` even when their inputs
@@ -67,7 +78,7 @@ class no_grad(_ModeContext):
         return False
 
 
-class enable_grad(_ModeContext):
+class enable_grad(_NoArgumentMode):
     """Turn grad mode back on inside a ``no_grad`` block."""
 
     def __enter__(self):

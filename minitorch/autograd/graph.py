@@ -111,11 +111,6 @@ class Node:
             self._retain_grad_refs = {}
         self._retain_grad_refs[output_nr] = weakref.ref(tensor)
 
-    def _release_saved(self):
-        """Drop the saved tensors after backward (unless retain_graph=True)."""
-        if self._saved is not None:
-            self._saved = FREED
-
     def _apply(self, grad_outputs):
         """Compute the gradients of the inputs.  Subclasses implement this."""
         raise NotImplementedError

@@ -9,7 +9,7 @@ import numpy as np
 
 from .._tensor import Tensor
 from .arithmetic import Builtin
-from ._util import normalize_dims, normalize_dim, sum_to_shape
+from ._util import sum_to_shape
 
 wrap = Tensor._wrap
 
@@ -214,14 +214,6 @@ class LogSoftmax(Builtin):
     def backward(ctx, grad):
         y, = ctx.saved_tensors
         return grad - y.exp() * grad.sum(ctx.dim, keepdim=True), None
-
-
-def reduce_dims(dim, ndim):
-    return normalize_dims(dim, ndim)
-
-
-def single_dim(dim, ndim):
-    return normalize_dim(dim, ndim)
 
 
 class MinAll(MaxAll):

@@ -10,7 +10,6 @@ import numpy as np
 
 from .._tensor import Tensor
 from .arithmetic import Builtin
-from ._util import normalize_dim
 
 wrap = Tensor._wrap
 

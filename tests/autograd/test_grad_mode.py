@@ -122,3 +122,18 @@ def test_eval_is_not_a_grad_mode():
     autograd side: grad mode is unaffected by anything but the switches above."""
     x = minitorch.ones(1, requires_grad=True)
     assert (x * 2).requires_grad
+
+
+def test_no_grad_and_enable_grad_as_bare_decorators():
+    @minitorch.no_grad
+    def off():
+        return minitorch.is_grad_enabled()
+
+    @minitorch.enable_grad
+    def on():
+        return minitorch.is_grad_enabled()
+
+    assert off() is False
+    with minitorch.no_grad():
+        assert on() is True
+    assert minitorch.is_grad_enabled()
