@@ -1,7 +1,6 @@
 """The backward engine: order, accumulation, freeing, retain_graph, create_graph, grad()."""
 
 import gc
-import sys
 
 import numpy as np
 import pytest
@@ -320,8 +319,7 @@ def test_grad_of_leaf_accumulation_refcount_logic_stays_safe():
     y.register_hook(lambda g: holder.append(g))
     y.sum().backward()
     x.grad.add_(1.0)
-    assert holder[0].tolist() == [1.0, 1.0]
-    assert sys.getrefcount(x.grad) >= 2
+    assert holder[0].tolist() == [1.0, 1.0]      # the hook's tensor was copied, not stolen
 
 
 @pytest.mark.parametrize("other", [minitorch.ones(2, dtype=minitorch.float64), minitorch.tensor([1, 2])])

@@ -118,10 +118,13 @@ def test_no_grad_in_a_thread_does_not_leak_out():
 
 
 def test_eval_is_not_a_grad_mode():
-    """Module.eval() changes layers' behaviour, not recording (chapter 3); here only the
-    autograd side: grad mode is unaffected by anything but the switches above."""
-    x = minitorch.ones(1, requires_grad=True)
-    assert (x * 2).requires_grad
+    """Module.eval() changes how layers behave, not whether operations are recorded."""
+    model = minitorch.nn.Sequential(minitorch.nn.Linear(3, 2), minitorch.nn.Dropout(0.5))
+    model.eval()
+    out = model(minitorch.ones(4, 3))
+    assert minitorch.is_grad_enabled() and out.requires_grad and out.grad_fn is not None
+    with minitorch.no_grad():
+        assert model(minitorch.ones(4, 3)).grad_fn is None
 
 
 def test_no_grad_and_enable_grad_as_bare_decorators():
