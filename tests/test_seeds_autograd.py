@@ -7,7 +7,7 @@ import pytest
 
 import minitorch as torch
 
-from seed_code import Exp, LinearFunction, MulConstant, MulConstantNoMaterialize
+from tests.seed_code import Exp, LinearFunction, MulConstant, MulConstantNoMaterialize
 
 
 def test_seed001_intermediate_gradients_are_not_kept():

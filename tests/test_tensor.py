@@ -5,7 +5,7 @@ import pytest
 from hypothesis import given, strategies as st
 
 import minitorch
-from conftest import shapes, broadcastable_shapes, arrays
+from tests.strategies import shapes, broadcastable_shapes, arrays
 
 
 def test_default_dtypes_follow_pytorch():

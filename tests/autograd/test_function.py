@@ -7,7 +7,7 @@ import minitorch
 from minitorch.autograd import Function, gradcheck
 from minitorch.autograd.function import once_differentiable
 
-from seed_code import Exp    # the seed's Exp
+from tests.seed_code import Exp    # the seed's Exp
 
 
 def test_custom_function_node_is_named_after_it():

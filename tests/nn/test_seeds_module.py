@@ -17,7 +17,7 @@ import minitorch.nn as nn
 import minitorch.optim as optim
 
 
-from seed_code import Linear, LinearFunction
+from tests.seed_code import Linear, LinearFunction
 
 
 def test_seed004_linear_module_prints_its_extra_repr(capsys):

@@ -8,7 +8,7 @@ from hypothesis import given, strategies as st
 import minitorch
 from minitorch.autograd import gradcheck, gradgradcheck
 
-from conftest import shapes, broadcastable_shapes, arrays, away_from
+from tests.strategies import shapes, broadcastable_shapes, arrays, away_from
 
 
 def leaf(array):
