@@ -1,76 +1,98 @@
 """Module-level versions of the tensor methods: ``minitorch.exp(x)``, ``minitorch.cat([...])``...
 
 PyTorch offers most operations both as ``x.exp()`` and ``torch.exp(x)``; these
-are the second spelling, each forwarding to the method or to its Function
-(chapter 3 uses both spellings).
+are the second spelling, each forwarding to the method or to the function in
+``minitorch.ops`` (chapter 4 uses both spellings).
 """
 
+import numbers
+
 from ._tensor import Tensor
-from .ops import shape as _shape
-from .ops._util import normalize_dim
+from . import ops, _creation
 
-__all__ = ["cat", "concat", "stack", "exp", "log", "sqrt", "abs", "relu", "sigmoid", "tanh", "matmul",
-           "mm", "sum", "mean", "max", "min", "pow", "reshape", "transpose", "unsqueeze", "squeeze",
-           "flatten", "softmax", "log_softmax", "clamp", "argmax", "argmin", "equal", "allclose", "where",
-           "maximum", "clone", "detach", "t", "numel", "add", "sub", "mul", "div", "neg"]
-
-
-def _tensors_arg(tensors, name):
-    if isinstance(tensors, Tensor) or not isinstance(tensors, (list, tuple)):
-        raise TypeError(f"{name}() expects a list or tuple of tensors, got {type(tensors).__name__}")
-    if not tensors:
-        raise RuntimeError(f"{name}() expects a non-empty list of tensors")
-    for i, t in enumerate(tensors):
-        if not isinstance(t, Tensor):
-            raise TypeError(f"{name}(): expected Tensor as element {i} in argument 0, "
-                            f"but got {type(t).__name__}")
-    return tuple(tensors)
+__all__ = ["cat", "concat", "concatenate", "stack", "where", "pow", "add", "sub", "subtract",
+           "mul", "multiply", "div", "divide", "true_divide", "matmul", "mm", "mv", "dot", "bmm",
+           "addmm", "clamp", "clip", "masked_fill", "gather", "scatter", "index_select",
+           "narrow", "select", "argmax", "argmin", "equal", "allclose", "isclose", "flatten",
+           "reshape", "transpose", "permute", "unsqueeze", "squeeze", "t", "softmax",
+           "log_softmax", "sum", "mean", "max", "min", "exp", "log", "sqrt", "abs", "sign",
+           "relu", "sigmoid", "tanh", "neg", "negative", "reciprocal", "clone", "detach",
+           "numel", "isnan", "isinf", "isfinite", "logical_not", "logical_and", "logical_or",
+           "logical_xor", "remainder", "floor_divide", "any", "all", "eq", "ne", "lt", "le",
+           "gt", "ge", "unflatten", "swapaxes", "sum_to_size", "absolute"]
 
 
-def cat(tensors, dim=0):
+def cat(tensors, dim=0, *, out=None):
     """Join tensors along an existing dimension."""
-    tensors = _tensors_arg(tensors, "cat")
-    ref = next((t for t in tensors if t.ndim > 0), tensors[0])
-    return _shape.Cat.apply(normalize_dim(dim, ref.ndim), *tensors)
+    return ops.cat(tensors, dim)
 
 
-concat = cat
+concat = concatenate = cat
 
 
-def stack(tensors, dim=0):
+def stack(tensors, dim=0, *, out=None):
     """Join same-shaped tensors along a new dimension."""
-    tensors = _tensors_arg(tensors, "stack")
-    return _shape.Stack.apply(normalize_dim(dim, tensors[0].ndim + 1), *tensors)
+    return ops.stack(tensors, dim)
 
 
-def where(condition, input, other):
-    """Elementwise ``input if condition else other`` (differentiable in input and other)."""
-    from ._creation import as_tensor
-    cond = condition._data if isinstance(condition, Tensor) else condition
-    a = input if isinstance(input, Tensor) else as_tensor(input)
-    b = other if isinstance(other, Tensor) else as_tensor(other)
-    return a.masked_fill(~cond, 0.0) + b.masked_fill(cond, 0.0)
+def where(condition, input=None, other=None):
+    """Elementwise ``input if condition else other`` (differentiable in both);
+    with the condition alone, the positions where it holds."""
+    if input is None and other is None:
+        return tuple(Tensor._wrap(i) for i in condition._data.nonzero())
+    return ops.where(condition, input, other)
 
 
-def maximum(input, other):
-    return where(input >= other, input, other)
+def pow(input, exponent):
+    """``input ** exponent``; ``input`` may be a Python number."""
+    if not isinstance(input, Tensor):
+        return ops.rpow(exponent, input)
+    return input ** exponent
 
 
-def _forward(name):
-    def fn(input, *args, **kwargs):
+def addmm(input, mat1, mat2, *, beta=1, alpha=1):
+    if beta != 1 or alpha != 1:
+        return input * beta + mat1.mm(mat2) * alpha
+    return ops.addmm(input, mat1, mat2)
+
+
+def _method(name):
+    def call(input, *args, **kwargs):
+        if not isinstance(input, Tensor):
+            raise TypeError(f"{name}(): argument 'input' (position 1) must be Tensor, not "
+                            f"{type(input).__name__}")
         return getattr(input, name)(*args, **kwargs)
-    fn.__name__ = name
-    fn.__doc__ = f"``minitorch.{name}(x, ...)`` is ``x.{name}(...)``."
-    return fn
+    call.__name__ = call.__qualname__ = name
+    call.__doc__ = f"``minitorch.{name}(x, ...)`` is ``x.{name}(...)``."
+    return call
 
 
-exp, log, sqrt, abs, relu, sigmoid, tanh = map(_forward, ["exp", "log", "sqrt", "abs", "relu", "sigmoid",
-                                                          "tanh"])
-matmul, mm, sum, mean, max, min, pow = map(_forward, ["matmul", "mm", "sum", "mean", "max", "min", "pow"])
-reshape, transpose, unsqueeze, squeeze, flatten = map(_forward, ["reshape", "transpose", "unsqueeze",
-                                                                 "squeeze", "flatten"])
-softmax, log_softmax, clamp, argmax, argmin = map(_forward, ["softmax", "log_softmax", "clamp", "argmax",
-                                                             "argmin"])
-equal, allclose, clone, detach, t, numel = map(_forward, ["equal", "allclose", "clone", "detach", "t",
-                                                          "numel"])
-add, sub, mul, div, neg = map(_forward, ["add", "sub", "mul", "div", "neg"])
+def _binary(name):
+    def call(input, other, *args, **kwargs):
+        if not isinstance(input, Tensor):
+            if isinstance(input, numbers.Number) and isinstance(other, Tensor):
+                input = _creation.tensor(input)
+            else:
+                raise TypeError(f"{name}(): argument 'input' (position 1) must be Tensor, not "
+                                f"{type(input).__name__}")
+        return getattr(input, name)(other, *args, **kwargs)
+    call.__name__ = call.__qualname__ = name
+    call.__doc__ = f"``minitorch.{name}(x, y)`` is ``x.{name}(y)``."
+    return call
+
+
+for _name in ["matmul", "mm", "mv", "dot", "bmm", "clamp", "clip", "masked_fill", "gather",
+              "scatter", "index_select", "narrow", "select", "argmax", "argmin", "flatten",
+              "reshape", "transpose", "permute", "unsqueeze", "squeeze", "t", "softmax",
+              "log_softmax", "sum", "mean", "max", "min", "exp", "log", "sqrt", "abs", "sign",
+              "relu", "sigmoid", "tanh", "neg", "negative", "reciprocal", "clone", "detach",
+              "numel", "isnan", "isinf", "isfinite", "logical_not", "any", "all", "unflatten",
+              "swapaxes", "sum_to_size", "absolute"]:
+    globals()[_name] = _method(_name)
+
+for _name in ["add", "sub", "subtract", "mul", "multiply", "div", "divide", "true_divide",
+              "equal", "allclose", "isclose", "logical_and", "logical_or", "logical_xor",
+              "remainder", "floor_divide", "eq", "ne", "lt", "le", "gt", "ge"]:
+    globals()[_name] = _binary(_name)
+
+del _name

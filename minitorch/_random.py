@@ -1,32 +1,95 @@
-"""The random number generator behind randn, rand, nn.init and Dropout.
+"""The random number generator behind randn, rand, nn.init, Dropout and DataLoader shuffling.
 
 One numpy ``Generator`` for the process; ``manual_seed`` replaces it, so a
 seeded notebook gives the same numbers on every run (nbval compares them).
-The numbers differ from PyTorch's for the same seed: only the distributions
-match.  Every chapter seeds it in its first cell.
+A :class:`Generator` object gives a stream of its own, for the functions
+that take ``generator=``.  The numbers differ from PyTorch's for the same
+seed: only the distributions match.  Every chapter seeds it in its first cell.
 """
 
 import numpy as np
 
-_generator = np.random.default_rng(0)
+__all__ = ["manual_seed", "seed", "initial_seed", "Generator", "get_rng_state", "set_rng_state",
+           "default_generator"]
+
+
+def _checked_seed(value):
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
+        raise TypeError(f"manual_seed expected an int, got {type(value).__name__}")
+    if not -0x8000_0000_0000_0000 <= value <= 0xffff_ffff_ffff_ffff:
+        raise RuntimeError("Overflow when unpacking long long: a seed must fit in 64 bits")
+    return int(value) % 2 ** 64
+
+
+class Generator:
+    """A random stream of its own: ``Generator().manual_seed(0)``."""
+
+    def __init__(self, device="cpu"):
+        if str(device) not in ("cpu", "device(type='cpu')"):
+            from ._device import no_cuda_error
+            raise no_cuda_error(str(device))
+        self._seed = 67280421310721
+        self._numpy = np.random.default_rng(self._seed)
+
+    def manual_seed(self, seed):
+        self._seed = _checked_seed(seed)
+        self._numpy = np.random.default_rng(self._seed)
+        return self
+
+    def seed(self):
+        self.manual_seed(int(np.random.SeedSequence().entropy % (2 ** 63)))
+        return self._seed
+
+    def initial_seed(self):
+        return self._seed
+
+    def get_state(self):
+        return self._numpy.bit_generator.state
+
+    def set_state(self, state):
+        self._numpy.bit_generator.state = state
+        return self
+
+    @property
+    def device(self):
+        return "cpu"
+
+
+default_generator = Generator()
+default_generator.manual_seed(0)
 
 
 def manual_seed(seed):
-    """Seed minitorch's random number generator.  Returns the seed."""
-    global _generator
-    if not isinstance(seed, (int, np.integer)) or isinstance(seed, bool):
-        raise TypeError(f"manual_seed expected an int, got {type(seed).__name__}")
-    _generator = np.random.default_rng(int(seed))
-    return seed
+    """Seed minitorch's random number generator.  Returns the default generator."""
+    return default_generator.manual_seed(seed)
 
 
 def seed():
     """Re-seed from fresh entropy and return the new seed."""
-    s = int(np.random.SeedSequence().entropy % (2 ** 63))
-    manual_seed(s)
-    return s
+    return default_generator.seed()
+
+
+def initial_seed():
+    return default_generator.initial_seed()
+
+
+def get_rng_state():
+    return default_generator.get_state()
+
+
+def set_rng_state(state):
+    default_generator.set_state(state)
 
 
 def generator():
-    """The current numpy Generator (internal: for ops that draw random numbers)."""
-    return _generator
+    """The numpy Generator behind the default stream (for ops that draw random numbers)."""
+    return default_generator._numpy
+
+
+def generator_of(gen):
+    """The numpy Generator of ``gen`` (a minitorch Generator), or the default one."""
+    if gen is None:
+        return default_generator._numpy
+    if not isinstance(gen, Generator):
+        raise TypeError(f"generator must be a minitorch.Generator, not {type(gen).__name__}")
+    return gen._numpy

@@ -1,16 +1,19 @@
-"""The Tensor: a numpy array plus what autograd needs to know about it (chapters 2 and 3).
+"""The Tensor: a numpy array plus what autograd needs to know about it (chapters 3 to 5).
 
 A Tensor holds:
 
 * ``_data``: a numpy array with the values;
-* ``requires_grad``: whether operations on it are recorded;
-* ``grad_fn``: the graph node that produced it (None for leaves);
-* ``grad``: the accumulated gradient of a leaf;
-* a version counter, shared with its views, bumped by every in-place change.
+* ``_requires_grad``: whether operations on it are recorded;
+* ``_grad_fn``: the graph node that produced it (None for leaves), and
+  ``_output_nr``, which output of that node it is;
+* ``_version_counter``: bumped by every in-place change, shared with its views;
+* ``grad``: the gradient backward accumulated into a leaf.
 
-Every differentiable method below is a one-liner that calls an
-``autograd.Function`` from ``minitorch.ops``: the Tensor itself knows no
-derivative.
+Every differentiable method is a one-liner that calls an ``autograd.Function``
+from ``minitorch.ops`` (or a small function there that picks one): the
+Tensor itself knows no derivative.  The methods are grouped as the chapters
+meet them: what a tensor is, its place in autograd, conversions, arithmetic,
+elementwise math, comparisons, reductions, shapes and indexing, in-place ops.
 """
 
 import copy
@@ -21,55 +24,89 @@ import weakref
 import numpy as np
 
 from . import _dtype
-from ._dtype import from_numpy_dtype
 from ._tensor_str import tensor_repr
-from . import autograd as _autograd
-from .autograd import function as _function_module, engine as _engine_module, graph as _graph_module
-from .autograd.grad_mode import _state as _grad_state
-from .autograd.graph import AccumulateGrad
 
-__all__ = ["Tensor"]
+__all__ = ["Tensor", "Size", "VersionCounter"]
 
 _new = object.__new__
-_SCALARS = (int, float, bool)
+
+
+class VersionCounter:
+    """How many in-place changes a tensor's memory has seen.  One counter is
+    shared by a tensor, its views and its detached aliases (chapter 5)."""
+
+    __slots__ = ("version",)
+
+    def __init__(self):
+        self.version = 0
+
+    def bump(self):
+        self.version += 1
+
+
+class Size(tuple):
+    """A tensor's shape: a tuple that prints as ``minitorch.Size([2, 3])``."""
+
+    __slots__ = ()
+
+    def __repr__(self):
+        return f"minitorch.Size({list(self)})"
+
+    def numel(self):
+        n = 1
+        for s in self:
+            n *= s
+        return n
+
+    def __getitem__(self, key):
+        item = tuple.__getitem__(self, key)
+        return Size(item) if isinstance(key, slice) else item
+
+    def __add__(self, other):
+        return Size(tuple(self) + tuple(other))
 
 
 class Tensor:
     """A multi-dimensional array that can record the operations applied to it."""
 
-    __slots__ = ("_data", "_requires_grad", "_grad_fn", "_version_counter", "__weakref__", "__dict__")
+    __slots__ = ("_data", "_requires_grad", "_grad_fn", "_output_nr", "_version_counter",
+                 "__weakref__", "__dict__")
 
-    # Rarely set, so kept out of the per-tensor slots (an instance dict is made on first use).
-    _output_nr = 0      # which output of grad_fn this is
-    _grad = None        # set on leaves by backward
-    _base = None        # the tensor a view looks into
-    _backward_hooks = None
+    # Rarely set, so kept out of the slots (an instance dict is made on first use).
+    _grad = None                    # set on leaves by backward
+    _base = None                    # the tensor a view looks into
+    _backward_hooks = None          # a leaf's register_hook hooks
+    _post_accumulate_grad_hooks = None
     _retains_grad = False
-    _acc_ref = None
+    _acc_ref = None                 # weak reference to this leaf's AccumulateGrad node
     _is_inference = False
 
-    __hash__ = object.__hash__   # tensors hash by identity, even though == is elementwise
+    __hash__ = object.__hash__      # tensors hash by identity, even though == is elementwise
+    __array_priority__ = 1000       # numpy defers to Tensor in `ndarray + tensor`
 
-    def __new__(cls, *args):
+    # ================================================================================
+    # Making tensors (internal: users call minitorch.tensor, zeros, ...)
+    # ================================================================================
+    def __new__(cls, *args, **kwargs):
         """``Tensor(data)`` or ``Tensor(*sizes)``: PyTorch's legacy float32 constructor."""
-        from ._creation import tensor, empty
+        if kwargs:
+            raise TypeError("Tensor() takes data or sizes only; use minitorch.tensor(data, "
+                            "dtype=..., requires_grad=...) for the other options")
         if len(args) == 1 and not isinstance(args[0], (int, np.integer)):
-            t = tensor(args[0], dtype=_dtype.float32)
+            t = _creation.tensor(args[0], dtype=_dtype.float32)
         else:
-            t = empty(*args)
-        if cls is not Tensor:
-            return cls._make_subclass(cls, t, False)
-        return t
+            t = _creation.empty(*args)
+        return t if cls is Tensor else cls._make_subclass(cls, t, False)
 
-    # ----- construction (internal) -------------------------------------------------
     @staticmethod
     def _wrap(array):
-        """A new leaf Tensor around a numpy array (no copy).  Every op result starts here."""
+        """A new leaf Tensor around a numpy array, without copying: every op result starts here."""
         t = _new(Tensor)
         t._data = array
         t._requires_grad = False
         t._grad_fn = None
-        t._version_counter = [0]
+        t._output_nr = 0
+        t._version_counter = VersionCounter()
         return t
 
     @staticmethod
@@ -80,29 +117,32 @@ class Tensor:
         t = _new(cls)
         t._data = data._data
         t._grad_fn = None
+        t._output_nr = 0
         t._version_counter = data._version_counter
         t._requires_grad = False
         if requires_grad:
             t.requires_grad_(True)
         return t
 
+    @staticmethod
+    def _from_numpy_copy(array):
+        """A new tensor with a copy of a numpy array (an ndarray operand of ``+``...)."""
+        _dtype.from_numpy_dtype(array.dtype)
+        return Tensor._wrap(np.array(array, dtype=array.dtype.newbyteorder("=")))
+
     def _alias_without_graph(self):
         """Another tensor object for the same memory and version counter, with no grad_fn."""
         t = Tensor._wrap(self._data)
         t._version_counter = self._version_counter
-        t._base = self._base
+        if self._base is not None:
+            t._base = self._base
         return t
 
-    @staticmethod
-    def _saved_output(data, version_counter, node, output_nr):
-        """A saved output unpacked: its memory, its version counter, and ``node`` as grad_fn again."""
-        t = _new(Tensor)
-        t._data = data
-        t._version_counter = version_counter
-        t._grad_fn = node
-        t._requires_grad = True
-        if output_nr:
-            t._output_nr = output_nr
+    def _with_grad_fn(self, node, output_nr):
+        """An alias of this tensor that is output ``output_nr`` of ``node`` (a saved output
+        getting its graph link back when backward unpacks it)."""
+        t = self._alias_without_graph()
+        t._grad_fn, t._output_nr, t._requires_grad = node, output_nr, True
         return t
 
     def _accumulate_grad_node(self):
@@ -113,15 +153,12 @@ class Tensor:
             self._acc_ref = weakref.ref(node)
         return node
 
-    @staticmethod
-    def _default_float_np():
-        return _dtype.get_default_dtype().numpy_dtype
+    def _unsafe_view(self, shape):
+        return ops.UnsafeView.apply(self, tuple(shape))
 
-    @staticmethod
-    def _dtype_from_numpy(np_dtype):
-        return from_numpy_dtype(np_dtype)
-
-    # ----- attributes ------------------------------------------------------------------
+    # ================================================================================
+    # What a tensor is: shape, dtype, memory (chapter 3)
+    # ================================================================================
     @property
     def shape(self):
         return Size(self._data.shape)
@@ -129,12 +166,11 @@ class Tensor:
     def size(self, dim=None):
         if dim is None:
             return Size(self._data.shape)
-        from .ops._util import normalize_dim
-        return self._data.shape[normalize_dim(dim, self._data.ndim)]
+        return self._data.shape[ops.normalize_dim(dim, self._data.ndim)]
 
     @property
     def dtype(self):
-        return from_numpy_dtype(self._data.dtype)
+        return _dtype.from_numpy_dtype(self._data.dtype)
 
     @property
     def ndim(self):
@@ -142,6 +178,8 @@ class Tensor:
 
     def dim(self):
         return self._data.ndim
+
+    ndimension = dim
 
     def numel(self):
         return self._data.size
@@ -151,16 +189,57 @@ class Tensor:
     def element_size(self):
         return self._data.itemsize
 
+    @property
+    def itemsize(self):
+        return self._data.itemsize
+
+    @property
+    def nbytes(self):
+        return self._data.nbytes
+
     def is_floating_point(self):
         return self._data.dtype.kind == "f"
 
+    def is_complex(self):
+        return False
+
+    def stride(self, dim=None):
+        """Steps, in elements, between neighbours along each dim (chapter 3)."""
+        strides = tuple(s // self._data.itemsize for s in self._data.strides)
+        return strides if dim is None else strides[ops.normalize_dim(dim, self._data.ndim)]
+
+    def storage_offset(self):
+        """Where this view starts in its base's memory, in elements."""
+        base = self._base._data if self._base is not None else self._data
+        start = self._data.__array_interface__["data"][0]
+        return (start - base.__array_interface__["data"][0]) // max(self._data.itemsize, 1)
+
+    def is_contiguous(self, memory_format=None):
+        return bool(self._data.flags.c_contiguous)
+
+    def data_ptr(self):
+        return self._data.__array_interface__["data"][0]
+
+    def untyped_storage(self):
+        raise NotImplementedError("minitorch tensors keep their values in a numpy array; look "
+                                  "at tensor.numpy().base for the memory a view shares")
+
     @property
     def device(self):
-        return "cpu"
+        return _device.device("cpu")
 
-    def is_inference(self):
-        return self._is_inference
+    is_cpu = True
+    is_cuda = False
+    is_sparse = False
+    is_quantized = False
+    is_meta = False
 
+    def get_device(self):
+        return -1
+
+    # ================================================================================
+    # Its place in autograd (chapters 4 and 5)
+    # ================================================================================
     @property
     def is_leaf(self):
         """True for tensors no recorded op produced: user-made tensors and results of no_grad code."""
@@ -172,15 +251,22 @@ class Tensor:
         return self._grad_fn
 
     @property
+    def output_nr(self):
+        return self._output_nr
+
+    @property
     def requires_grad(self):
         return self._requires_grad
 
     @requires_grad.setter
     def requires_grad(self, value):
-        self.requires_grad_(value)
+        self._set_requires_grad(value, "only Tensors of floating point and complex dtype")
 
     def requires_grad_(self, requires_grad=True):
         """Start (or stop) recording operations on this leaf tensor.  Returns self."""
+        return self._set_requires_grad(requires_grad, "only Tensors of floating point dtype")
+
+    def _set_requires_grad(self, requires_grad, which):
         if not isinstance(requires_grad, bool):
             raise TypeError(f"requires_grad must be a bool, got {type(requires_grad).__name__}")
         if self._grad_fn is not None:
@@ -191,10 +277,11 @@ class Tensor:
                 "computed variable in a subgraph that doesn't require differentiation use "
                 "var_no_grad = var.detach().")
         if requires_grad and self._data.dtype.kind != "f":
-            raise RuntimeError("Only Tensors of floating point and complex dtype can require gradients")
-        if requires_grad and self._is_inference and not _grad_state.inference:
-            raise RuntimeError("Setting requires_grad=True on inference tensor outside InferenceMode "
-                               "is not allowed.")
+            raise RuntimeError(f"{which} can require gradients: this one is {self.dtype}; "
+                               "convert it first, e.g. x.float().requires_grad_()")
+        if requires_grad and self._is_inference and not grad_mode.is_inference_mode_enabled():
+            raise RuntimeError("Setting requires_grad=True on inference tensor outside "
+                               "InferenceMode is not allowed.")
         self._requires_grad = requires_grad
         return self
 
@@ -203,9 +290,9 @@ class Tensor:
         """The gradient accumulated by backward (leaves, or tensors that called retain_grad)."""
         if self._grad_fn is not None and not self._retains_grad and self._grad is None:
             warnings.warn(
-                "The .grad attribute of a Tensor that is not a leaf Tensor is being accessed. Its .grad "
-                "attribute won't be populated during autograd.backward(). If you indeed want the "
-                "gradient for a non-leaf Tensor, use .retain_grad() on the non-leaf Tensor.",
+                "The .grad attribute of a Tensor that is not a leaf Tensor is being accessed. Its "
+                ".grad attribute won't be populated during autograd.backward(). If you indeed want "
+                "the gradient for a non-leaf Tensor, use .retain_grad() on the non-leaf Tensor.",
                 UserWarning, stacklevel=2)
         return self._grad
 
@@ -215,12 +302,13 @@ class Tensor:
             if not isinstance(value, Tensor):
                 raise TypeError(f"assigned grad expected to be a Tensor or None but got grad of "
                                 f"type {type(value).__name__}")
+            if value.dtype != self.dtype:
+                raise RuntimeError(f"assigned grad has data of a different type: the tensor is "
+                                   f"{self.dtype.type_name} and the grad "
+                                   f"{value.dtype.type_name}")
             if value.shape != self.shape:
                 raise RuntimeError(f"assigned grad has data of a different size: "
                                    f"{list(value.shape)} instead of {list(self.shape)}")
-            if value._data.dtype != self._data.dtype:
-                raise RuntimeError(f"assigned grad has data of a different type: "
-                                   f"{value.dtype} instead of {self.dtype}")
         self._grad = value
 
     @grad.deleter
@@ -230,59 +318,136 @@ class Tensor:
     @property
     def _version(self):
         """How many in-place changes this tensor's memory has seen (shared with its views)."""
-        return self._version_counter[0]
+        if self._is_inference:
+            raise RuntimeError("Inference tensors do not track version counter.")
+        return self._version_counter.version
 
     @property
     def data(self):
         """The same memory as a tensor outside autograd: no grad_fn, requires_grad=False,
         and a version counter of its own, so in-place changes through it go unnoticed."""
-        t = Tensor._wrap(self._data)
-        return t
+        return Tensor._wrap(self._data)
 
     @data.setter
     def data(self, value):
         if not isinstance(value, Tensor):
             raise TypeError(f"data must be set to a Tensor, not {type(value).__name__}")
+        if value._data.dtype.kind != "f" and self._requires_grad:
+            raise RuntimeError("data set to a tensor that requires gradients must be floating "
+                               "point")
         self._data = value._data
 
     @property
     def retains_grad(self):
         return self._retains_grad
 
-    # ----- conversion -------------------------------------------------------------------
+    def is_inference(self):
+        return self._is_inference
+
+    def detach(self):
+        """Same memory and version counter, but cut from the graph: a new leaf that needs no grad."""
+        t = self._alias_without_graph()
+        t._is_inference = self._is_inference
+        return t
+
+    def detach_(self):
+        """Cut this tensor itself from the graph."""
+        if self._base is not None and self._grad_fn is not None:
+            raise RuntimeError("Can't detach views in-place. Use detach() instead.")
+        self._grad_fn = None
+        self._requires_grad = False
+        return self
+
+    def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
+        """Compute the gradient of this tensor with respect to the graph's leaves.
+
+        A scalar needs no ``gradient``; any other tensor needs one of its own
+        shape (the vector in a vector-Jacobian product).  The leaves' ``.grad``
+        change only if the whole backward succeeds (see ``autograd.engine``).
+        """
+        autograd.backward(self, gradient, retain_graph, create_graph, inputs=inputs)
+
+    def retain_grad(self):
+        """Keep this non-leaf tensor's gradient in ``.grad`` during backward."""
+        if not self._requires_grad:
+            raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
+        if self._grad_fn is None or self._retains_grad:
+            return
+        self._grad_fn._retain_grad_of(self._output_nr, self)
+        self._retains_grad = True
+
+    def register_hook(self, hook):
+        """Call ``hook(grad)`` when this tensor's gradient is computed; a returned tensor
+        replaces it.  Returns a handle whose ``remove()`` unregisters the hook."""
+        if not self._requires_grad:
+            raise RuntimeError("cannot register a hook on a tensor that doesn't require "
+                               "gradient")
+        if not callable(hook):
+            raise TypeError(f"register_hook expects a callable, got {type(hook).__name__}")
+        if self._grad_fn is not None:
+            return self._grad_fn._register_tensor_hook(self._output_nr, hook)
+        if self._backward_hooks is None:
+            self._backward_hooks = hook_dict()
+        return _add_hook(self._backward_hooks, hook)
+
+    def register_post_accumulate_grad_hook(self, hook):
+        """Call ``hook(tensor)`` after backward has stored this leaf's ``.grad``."""
+        if self._grad_fn is not None:
+            raise RuntimeError("post accumulate grad hooks cannot be registered on non-leaf "
+                               "tensors")
+        if not self._requires_grad:
+            raise RuntimeError("cannot register a hook on a tensor that doesn't require "
+                               "gradient")
+        if self._post_accumulate_grad_hooks is None:
+            self._post_accumulate_grad_hooks = hook_dict()
+        return _add_hook(self._post_accumulate_grad_hooks, hook)
+
+    # ================================================================================
+    # Conversions
+    # ================================================================================
     def numpy(self, *, force=False):
-        """The values as a numpy array sharing this tensor's memory."""
-        if self._requires_grad and not force and _grad_state.enabled:
-            raise RuntimeError("Can't call numpy() on Tensor that requires grad. "
-                               "Use tensor.detach().numpy() instead.")
-        return self._data.copy() if force and self._requires_grad else self._data
+        """The values as a numpy array sharing this tensor's memory (``force``: a copy)."""
+        if self._requires_grad and not force and grad_mode.is_grad_enabled():
+            raise RuntimeError("Can't call numpy() on Tensor that requires grad. Use "
+                               "tensor.detach().numpy() instead.")
+        return self._data.copy() if force else self._data
 
     def __array__(self, dtype=None, copy=None):
-        if self._requires_grad and _grad_state.enabled:
-            raise RuntimeError("Can't call numpy() on Tensor that requires grad. "
-                               "Use tensor.detach().numpy() instead.")
+        if self._requires_grad and grad_mode.is_grad_enabled():
+            raise RuntimeError("Can't call numpy() on Tensor that requires grad. Use "
+                               "tensor.detach().numpy() instead.")
         return self._data if dtype is None else self._data.astype(dtype)
 
     def item(self):
         """The single value of a one-element tensor, as a Python number."""
         if self._data.size != 1:
-            raise RuntimeError(f"a Tensor with {self._data.size} elements cannot be converted to "
-                               "Scalar; index an element first or reduce (e.g. .sum())")
+            raise RuntimeError(f"a Tensor with {self._data.size} elements cannot be converted "
+                               "to Scalar; index an element first or reduce it (e.g. .sum())")
         return self._data.reshape(()).item()
 
     def tolist(self):
         return self._data.tolist()
 
     def __float__(self):
-        return float(self.item())
+        return float(self._one_value("float"))
 
     def __int__(self):
-        return int(self.item())
+        return int(self._one_value("int"))
+
+    def __complex__(self):
+        return complex(self._one_value("complex"))
+
+    def _one_value(self, kind):
+        if self._data.size != 1:
+            raise ValueError(f"only one element tensors can be converted to Python scalars "
+                             f"(this one has {self._data.size}); use .tolist() for all of them")
+        return self._data.reshape(()).item()
 
     def __index__(self):
-        if self._data.dtype.kind not in "iub":
-            raise TypeError("only integer tensors of a single element can be converted to an index")
-        return int(self.item())
+        if self._data.dtype.kind not in "iub" or self._data.size != 1:
+            raise TypeError("only integer tensors of a single element can be converted to an "
+                            "index")
+        return int(self._data.reshape(()).item())
 
     def __bool__(self):
         if self._data.size != 1:
@@ -300,7 +465,13 @@ class Tensor:
             raise TypeError("iteration over a 0-d tensor")
         return (self[i] for i in range(self._data.shape[0]))
 
-    def __repr__(self):
+    def __contains__(self, element):
+        if not isinstance(element, (Tensor, numbers.Number)):
+            raise RuntimeError(f"Tensor.__contains__ only supports Tensor or scalar, but you "
+                               f"passed in a {type(element).__name__}.")
+        return bool((self == element).any())
+
+    def __repr__(self, *, tensor_contents=None):
         return tensor_repr(self)
 
     def __format__(self, spec):
@@ -311,8 +482,9 @@ class Tensor:
     def __deepcopy__(self, memo):
         """A new leaf with copied data, ``requires_grad`` and ``.grad`` (``copy.deepcopy(model)``)."""
         if self._grad_fn is not None:
-            raise RuntimeError("Only Tensors created explicitly by the user (graph leaves) support the "
-                               "deepcopy protocol at the moment. Deep-copy x.detach() instead.")
+            raise RuntimeError("Only Tensors created explicitly by the user (graph leaves) "
+                               "support the deepcopy protocol at the moment. Deep-copy "
+                               "x.detach() instead.")
         if id(self) in memo:
             return memo[id(self)]
         copied = Tensor._make_subclass(type(self), Tensor._wrap(self._data.copy()), False)
@@ -329,15 +501,18 @@ class Tensor:
         raise TypeError("minitorch tensors are not pickled; use minitorch.save/minitorch.load, "
                         "which store arrays in a format that cannot run code when loaded")
 
-    def to(self, dtype=None, *args, **kwargs):
-        """A copy converted to ``dtype`` (``self`` if it already has it).  Devices are ignored."""
-        if isinstance(dtype, str):          # .to("cpu")
-            dtype = kwargs.get("dtype")
-        dtype = kwargs.get("dtype", dtype)
-        if dtype is None or dtype.numpy_dtype == self._data.dtype:
-            return self
-        from .ops.shape import ToDtype
-        return ToDtype.apply(self, dtype.numpy_dtype)
+    def to(self, *args, **kwargs):
+        """A copy converted to a dtype (``self`` if it already has it).  ``"cpu"`` is the only
+        device; ``x.to(other)`` takes ``other``'s dtype."""
+        dtype, copy_ = _device.parse_to(args, kwargs)
+        return ops.to_dtype(self, dtype or self.dtype, copy_)
+
+    def type(self, dtype=None, non_blocking=False, **kwargs):
+        """Without arguments, the legacy type name (``'torch.FloatTensor'``); with a dtype
+        (or such a name), a converted copy."""
+        if dtype is None:
+            return f"torch.{self.dtype.type_name}Tensor"
+        return self.to(_device.dtype_from_type_name(dtype))
 
     def float(self):
         return self.to(_dtype.float32)
@@ -345,8 +520,23 @@ class Tensor:
     def double(self):
         return self.to(_dtype.float64)
 
+    def half(self):
+        return self.to(_dtype.float16)
+
     def long(self):
         return self.to(_dtype.int64)
+
+    def int(self):
+        return self.to(_dtype.int32)
+
+    def short(self):
+        return self.to(_dtype.int16)
+
+    def char(self):
+        return self.to(_dtype.int8)
+
+    def byte(self):
+        return self.to(_dtype.uint8)
 
     def bool(self):
         return self.to(_dtype.bool)
@@ -354,76 +544,211 @@ class Tensor:
     def type_as(self, other):
         return self.to(other.dtype)
 
-    def cpu(self):
+    def cpu(self, memory_format=None):
         return self
 
-    def contiguous(self):
+    def cuda(self, device=None, non_blocking=False, memory_format=None):
+        raise _device.no_cuda_error()
+
+    def contiguous(self, memory_format=None):
+        return self if self._data.flags.c_contiguous else self.clone()
+
+    def new_tensor(self, data, *, dtype=None, device=None, requires_grad=False):
+        return _creation.tensor(data, dtype=dtype or self.dtype, device=device,
+                                requires_grad=requires_grad)
+
+    def new_zeros(self, *size, dtype=None, device=None, requires_grad=False):
+        return _creation.zeros(*size, dtype=dtype or self.dtype, device=device,
+                               requires_grad=requires_grad)
+
+    def new_ones(self, *size, dtype=None, device=None, requires_grad=False):
+        return _creation.ones(*size, dtype=dtype or self.dtype, device=device,
+                              requires_grad=requires_grad)
+
+    def new_empty(self, *size, dtype=None, device=None, requires_grad=False):
+        return self.new_zeros(*size, dtype=dtype, device=device, requires_grad=requires_grad)
+
+    def new_full(self, size, fill_value, *, dtype=None, device=None, requires_grad=False):
+        return _creation.full(size, fill_value, dtype=dtype or self.dtype, device=device,
+                              requires_grad=requires_grad)
+
+    # ================================================================================
+    # Arithmetic (ops/arithmetic.py, ops/linalg.py): + - * / ** @ and friends
+    # ================================================================================
+    def __add__(self, other):
+        return ops.add(self, other)
+
+    __radd__ = __add__
+
+    def __sub__(self, other):
+        return ops.sub(self, other)
+
+    def __rsub__(self, other):
+        return ops.rsub(self, other)
+
+    def __mul__(self, other):
+        return ops.mul(self, other)
+
+    __rmul__ = __mul__
+
+    def __truediv__(self, other):
+        return ops.div(self, other)
+
+    def __rtruediv__(self, other):
+        return ops.rdiv(self, other)
+
+    def __floordiv__(self, other):
+        return ops.floor_divide(self, other)
+
+    def __rfloordiv__(self, other):
+        other = ops.operand(other)
+        return NotImplemented if other is NotImplemented else _as_tensor(other, self) // self
+
+    def __mod__(self, other):
+        return ops.remainder(self, other)
+
+    def __rmod__(self, other):
+        other = ops.operand(other)
+        return NotImplemented if other is NotImplemented else _as_tensor(other, self) % self
+
+    def __pow__(self, exponent):
+        return ops.pow(self, exponent)
+
+    def __rpow__(self, base):
+        return ops.rpow(self, base)
+
+    def __matmul__(self, other):
+        if not isinstance(other, Tensor):
+            return NotImplemented
+        return ops.matmul(self, other)
+
+    def __rmatmul__(self, other):
+        if isinstance(other, np.ndarray):
+            return ops.matmul(Tensor._from_numpy_copy(other), self)
+        return NotImplemented
+
+    def __neg__(self):
+        return ops.Neg.apply(self)
+
+    def __pos__(self):
         return self
 
-    # ----- autograd -------------------------------------------------------------------
-    def detach(self):
-        """Same memory and version counter, but cut from the graph: a new leaf that needs no grad."""
-        t = self._alias_without_graph()
-        t._is_inference = self._is_inference
-        return t
+    def add(self, other, *, alpha=1):
+        return self + (other * alpha if alpha != 1 else other)
 
-    def detach_(self):
-        if self._base is not None and self._grad_fn is not None:
-            raise RuntimeError("Can't detach views in-place. Use detach() instead.")
-        self._grad_fn = None
-        self._requires_grad = False
-        return self
+    def sub(self, other, *, alpha=1):
+        return self - (other * alpha if alpha != 1 else other)
 
-    def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
-        """Compute the gradient of this tensor with respect to the graph's leaves.
+    subtract = sub
 
-        A scalar needs no ``gradient``; any other tensor needs one of its own
-        shape (the vector in a vector-Jacobian product).
-        """
-        _autograd.backward(self, gradient, retain_graph, create_graph, inputs=inputs)
+    def mul(self, other):
+        return self * other
 
-    def retain_grad(self):
-        """Keep this non-leaf tensor's gradient in ``.grad`` during backward."""
-        if not self._requires_grad:
-            raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
-        if self._grad_fn is None or self._retains_grad:
-            return
-        self._grad_fn._retain_grad_of(self._output_nr, self)
-        self._retains_grad = True
+    multiply = mul
 
-    def register_hook(self, hook):
-        """Call ``hook(grad)`` when this tensor's gradient is computed; a returned tensor replaces it."""
-        if not self._requires_grad:
-            raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
-        if self._grad_fn is not None:
-            return self._grad_fn._register_tensor_hook(self._output_nr, hook)
-        from .utils.hooks import RemovableHandle, hook_dict
-        if self._backward_hooks is None:
-            self._backward_hooks = hook_dict()
-        node = self._acc_ref() if self._acc_ref is not None else None
-        if node is not None:
-            node._hooked = True
-        handle = RemovableHandle(self._backward_hooks)
-        self._backward_hooks[handle.id] = hook
-        return handle
+    def div(self, other, *, rounding_mode=None):
+        if rounding_mode is None:
+            return self / other
+        if rounding_mode == "floor":
+            return self // other
+        if rounding_mode == "trunc":
+            return (self / other).trunc() if self.is_floating_point() else \
+                (self / other).trunc().to(self.dtype)
+        raise RuntimeError(f"div expected rounding_mode to be one of None, 'trunc', or 'floor' "
+                           f"but found '{rounding_mode}'")
 
-    # ----- comparisons (not differentiable: plain bool tensors) --------------------------
-    def _compare(self, other, op):
-        other = other._data if isinstance(other, Tensor) else other
+    divide = true_divide = div
+
+    def floor_divide(self, other):
+        return self // other
+
+    def remainder(self, other):
+        return self % other
+
+    def neg(self):
+        return -self
+
+    negative = neg
+
+    def reciprocal(self):
+        return ops.Reciprocal.apply(self)
+
+    def pow(self, exponent):
+        return self ** exponent
+
+    def matmul(self, other):
+        return ops.matmul(self, other)
+
+    def mm(self, mat2):
+        return ops.Mm.apply(self, mat2)
+
+    def mv(self, vec):
+        return ops.Mv.apply(self, vec)
+
+    def dot(self, other):
+        return ops.Dot.apply(self, other)
+
+    def bmm(self, mat2):
+        return ops.Bmm.apply(self, mat2)
+
+    # ================================================================================
+    # Elementwise math (ops/pointwise.py)
+    # ================================================================================
+    def exp(self):
+        return ops.Exp.apply(self)
+
+    def log(self):
+        return ops.Log.apply(self)
+
+    def sqrt(self):
+        return ops.Sqrt.apply(self)
+
+    def abs(self):
+        return ops.Abs.apply(self)
+
+    __abs__ = absolute = abs
+
+    def sign(self):
+        return ops.Sign.apply(self)
+
+    def relu(self):
+        return ops.Relu.apply(self)
+
+    def sigmoid(self):
+        return ops.Sigmoid.apply(self)
+
+    def tanh(self):
+        return ops.Tanh.apply(self)
+
+    def clamp(self, min=None, max=None):
+        return ops.clamp(self, min, max)
+
+    clip = clamp
+
+    def masked_fill(self, mask, value):
+        return ops.masked_fill(self, mask, value)
+
+    def where(self, condition, other):
+        return ops.where(condition, self, other)
+
+    # ================================================================================
+    # Comparisons and logic: not differentiable, so plain functions of the values
+    # ================================================================================
+    def _compare(self, other, compare):
+        if not isinstance(other, Tensor):
+            other = ops.operand(other)
+            if other is NotImplemented:
+                return NotImplemented
+        x, y = ops.binary_operands(self, other)
         try:
-            return Tensor._wrap(np.asarray(op(self._data, other)))
+            return Tensor._wrap(np.asarray(compare(x, y)))
         except ValueError:
-            from .ops._util import broadcast_error
-            raise broadcast_error(self._data, other) from None
+            raise ops.broadcast_error(x, y) from None
 
     def __eq__(self, other):
-        if not isinstance(other, (Tensor, numbers.Number, np.ndarray)):
-            return NotImplemented
         return self._compare(other, np.equal)
 
     def __ne__(self, other):
-        if not isinstance(other, (Tensor, numbers.Number, np.ndarray)):
-            return NotImplemented
         return self._compare(other, np.not_equal)
 
     def __lt__(self, other):
@@ -438,54 +763,299 @@ class Tensor:
     def __ge__(self, other):
         return self._compare(other, np.greater_equal)
 
-    def eq(self, other):
-        return self == other
+    eq, ne, lt, le, gt, ge = __eq__, __ne__, __lt__, __le__, __gt__, __ge__
+    greater, greater_equal, less, less_equal = gt, ge, lt, le
+
+    def _logical(self, other, combine, name):
+        if not isinstance(other, (Tensor, bool, int)):
+            return NotImplemented
+        if self.is_floating_point() or isinstance(other, Tensor) and other.is_floating_point():
+            raise RuntimeError(f'"{name}_cpu" not implemented for \'Float\': bitwise operators '
+                               "need bool or integer tensors")
+        x, y = ops.binary_operands(self, other)
+        return Tensor._wrap(np.asarray(combine(x, y)))
+
+    def __and__(self, other):
+        return self._logical(other, np.bitwise_and, "bitwise_and")
+
+    def __or__(self, other):
+        return self._logical(other, np.bitwise_or, "bitwise_or")
+
+    def __xor__(self, other):
+        return self._logical(other, np.bitwise_xor, "bitwise_xor")
+
+    __rand__, __ror__, __rxor__ = __and__, __or__, __xor__
+
+    def __invert__(self):
+        if self.is_floating_point():
+            raise TypeError("~ (bitwise_not) is only supported for integer and bool tensors")
+        return Tensor._wrap(np.invert(self._data))
+
+    def logical_not(self):
+        return Tensor._wrap(np.logical_not(self._data))
+
+    def logical_and(self, other):
+        return Tensor._wrap(np.logical_and(self._data, _values(other)))
+
+    def logical_or(self, other):
+        return Tensor._wrap(np.logical_or(self._data, _values(other)))
+
+    def logical_xor(self, other):
+        return Tensor._wrap(np.logical_xor(self._data, _values(other)))
 
     def equal(self, other):
         """True if ``other`` has the same shape and the same values."""
+        if not isinstance(other, Tensor):
+            raise TypeError(f"equal(): argument 'other' (position 1) must be Tensor, not "
+                            f"{type(other).__name__}")
         return bool(self.shape == other.shape and np.array_equal(self._data, other._data))
 
     def allclose(self, other, rtol=1e-05, atol=1e-08, equal_nan=False):
-        return bool(np.allclose(self._data, other._data, rtol=rtol, atol=atol, equal_nan=equal_nan))
+        return bool(np.allclose(self._data, _values(other), rtol=rtol, atol=atol,
+                                equal_nan=equal_nan))
+
+    def isclose(self, other, rtol=1e-05, atol=1e-08, equal_nan=False):
+        return Tensor._wrap(np.isclose(self._data, _values(other), rtol=rtol, atol=atol,
+                                       equal_nan=equal_nan))
+
+    def isnan(self):
+        return Tensor._wrap(np.isnan(self._data))
+
+    def isinf(self):
+        return Tensor._wrap(np.isinf(self._data))
+
+    def isfinite(self):
+        return Tensor._wrap(np.isfinite(self._data))
+
+    # ================================================================================
+    # Reductions (ops/reduction.py)
+    # ================================================================================
+    def sum(self, dim=None, keepdim=False, *, dtype=None):
+        return ops.sum(self, dim, keepdim, dtype=dtype)
+
+    def mean(self, dim=None, keepdim=False, *, dtype=None):
+        return ops.mean(self, dim, keepdim, dtype=dtype)
+
+    def max(self, dim=None, keepdim=False):
+        return ops.max(self, dim, keepdim)
+
+    def min(self, dim=None, keepdim=False):
+        return ops.min(self, dim, keepdim)
+
+    def sum_to_size(self, *size):
+        return ops.sum_to_size(self, *size)
+
+    def softmax(self, dim, dtype=None):
+        return ops.softmax(self, dim, dtype)
+
+    def log_softmax(self, dim, dtype=None):
+        return ops.log_softmax(self, dim, dtype)
 
     def argmax(self, dim=None, keepdim=False):
-        if dim is None:
-            return Tensor._wrap(np.asarray(np.argmax(self._data), dtype=np.int64))
-        return Tensor._wrap(np.argmax(self._data, axis=dim, keepdims=keepdim).astype(np.int64))
+        return _arg_extreme(self, dim, keepdim, np.argmax, "argmax")
 
     def argmin(self, dim=None, keepdim=False):
-        if dim is None:
-            return Tensor._wrap(np.asarray(np.argmin(self._data), dtype=np.int64))
-        return Tensor._wrap(np.argmin(self._data, axis=dim, keepdims=keepdim).astype(np.int64))
+        return _arg_extreme(self, dim, keepdim, np.argmin, "argmin")
 
-    def any(self):
-        return Tensor._wrap(np.asarray(self._data.any()))
+    def any(self, dim=None, keepdim=False):
+        return Tensor._wrap(np.asarray(np.any(self._data, axis=_axis(self, dim),
+                                              keepdims=keepdim)))
 
-    def all(self):
-        return Tensor._wrap(np.asarray(self._data.all()))
+    def all(self, dim=None, keepdim=False):
+        return Tensor._wrap(np.asarray(np.all(self._data, axis=_axis(self, dim),
+                                              keepdims=keepdim)))
 
-    def sign(self):
-        return _ops.Sign.apply(self)
+    # ================================================================================
+    # Shapes and views (ops/shape.py)
+    # ================================================================================
+    def view(self, *shape):
+        return ops.view(self, *shape)
+
+    def view_as(self, other):
+        return ops.view(self, *other.shape)
+
+    def reshape(self, *shape):
+        return ops.reshape(self, *shape)
+
+    def reshape_as(self, other):
+        return ops.reshape(self, *other.shape)
+
+    def flatten(self, start_dim=0, end_dim=-1):
+        return ops.flatten(self, start_dim, end_dim)
+
+    def unflatten(self, dim, sizes):
+        return ops.unflatten(self, dim, sizes)
+
+    def transpose(self, dim0, dim1):
+        return ops.transpose(self, dim0, dim1)
+
+    swapaxes = swapdims = transpose
+
+    def permute(self, *dims):
+        return ops.permute(self, *dims)
+
+    def t(self):
+        return ops.T.apply(self)
+
+    @property
+    def T(self):
+        return ops.permute(self, *reversed(range(self.ndim)))
+
+    @property
+    def mT(self):
+        if self.ndim < 2:
+            raise RuntimeError(f"tensor.mT is only supported on matrices or batches of matrices. "
+                               f"Got {self.ndim}-D tensor.")
+        return ops.transpose(self, -2, -1)
+
+    def unsqueeze(self, dim):
+        return ops.unsqueeze(self, dim)
+
+    def squeeze(self, dim=None):
+        return ops.squeeze(self, dim)
+
+    def expand(self, *sizes):
+        return ops.expand(self, *sizes)
+
+    def expand_as(self, other):
+        return ops.expand(self, *other.shape)
+
+    def clone(self, *, memory_format=None):
+        return ops.Clone.apply(self)
+
+    # ================================================================================
+    # Indexing (ops/indexing.py)
+    # ================================================================================
+    def __getitem__(self, key):
+        return ops.getitem(self, key)
+
+    def __setitem__(self, key, value):
+        ops.check_in_place(self, value)
+        ops.setitem(self, key, value)
+
+    def select(self, dim, index):
+        return ops.select(self, dim, index)
+
+    def narrow(self, dim, start, length):
+        return ops.narrow(self, dim, start, length)
+
+    def gather(self, dim, index):
+        return ops.gather(self, dim, index)
+
+    def scatter(self, dim, index, src=None, *, value=None, reduce=None):
+        return ops.scatter(self, dim, index, value if src is None else src, reduce)
+
+    def scatter_add(self, dim, index, src):
+        return ops.indexing.scatter_add(self, dim, index, src)
+
+    def index_select(self, dim, index):
+        return ops.index_select(self, dim, index)
+
+    # ================================================================================
+    # In place (ops/inplace.py): checked first, then the memory is overwritten
+    # ================================================================================
+    def add_(self, other, *, alpha=1):
+        return ops.in_place(ops.AddInplace, self, _scaled(other, alpha), "add_")
+
+    def sub_(self, other, *, alpha=1):
+        return ops.in_place(ops.SubInplace, self, _scaled(other, alpha), "sub_")
+
+    def mul_(self, other):
+        return ops.in_place(ops.MulInplace, self, _number_or_tensor(other), "mul_")
+
+    def div_(self, other):
+        return ops.in_place(ops.DivInplace, self, _number_or_tensor(other), "div_")
+
+    def __iadd__(self, other):
+        return self.add_(other) if _is_operand(other) else NotImplemented
+
+    def __isub__(self, other):
+        return self.sub_(other) if _is_operand(other) else NotImplemented
+
+    def __imul__(self, other):
+        return self.mul_(other) if _is_operand(other) else NotImplemented
+
+    def __itruediv__(self, other):
+        return self.div_(other) if _is_operand(other) else NotImplemented
+
+    def zero_(self):
+        ops.check_in_place(self)
+        return ops.Zero.apply(self)
+
+    def fill_(self, value):
+        return ops.inplace.fill_(self, value)
+
+    def copy_(self, src, non_blocking=False):
+        return ops.inplace.copy_(self, src)
 
 
-class Size(tuple):
-    """A tensor's shape: a tuple that prints as ``minitorch.Size([2, 3])``."""
-
-    __slots__ = ()
-
-    def __repr__(self):
-        return f"minitorch.Size({list(self)})"
-
-    def numel(self):
-        n = 1
-        for s in self:
-            n *= s
-        return n
+# ----- small helpers of the methods above -----------------------------------------------------
+def _is_operand(x):
+    return isinstance(x, (Tensor, numbers.Real, np.ndarray))
 
 
-_function_module.Tensor = Tensor
-_function_module._wrap = Tensor._wrap
-_engine_module.Tensor = Tensor
-_graph_module.Tensor = Tensor
+def _number_or_tensor(x):
+    if isinstance(x, np.generic):
+        return x.item()
+    if isinstance(x, np.ndarray):
+        return Tensor._from_numpy_copy(x)
+    return x
 
-from . import _tensor_ops as _ops  # noqa: E402  (attaches the differentiable methods)
+
+def _scaled(other, alpha):
+    other = _number_or_tensor(other)
+    if alpha == 1:
+        return other
+    if not isinstance(other, (Tensor, numbers.Real)):
+        return other            # refused with a clear message by ops.in_place
+    return other * alpha
+
+
+def _values(x):
+    return x._data if isinstance(x, Tensor) else x
+
+
+def _as_tensor(x, like):
+    return x if isinstance(x, Tensor) else _creation.tensor(x)
+
+
+def _axis(t, dim):
+    if dim is None:
+        return None
+    return ops.normalize_dims(dim, t.ndim) if t.ndim else None
+
+
+def _arg_extreme(t, dim, keepdim, pick, name):
+    if t._data.size == 0 and dim is None:
+        raise RuntimeError(f"{name}(): Expected reduction dim to be specified for "
+                           "input.numel() == 0.")
+    if dim is None:
+        index = pick(t._data)
+        if keepdim:
+            return Tensor._wrap(np.full((1,) * t.ndim, index, dtype=np.int64))
+        return Tensor._wrap(np.asarray(index, dtype=np.int64))
+    d = ops.normalize_dim(dim, t.ndim)
+    if t.ndim == 0:
+        return Tensor._wrap(np.asarray(0, dtype=np.int64))
+    if t.shape[d] == 0:
+        raise IndexError(f"{name}(): Expected reduction dim {d} to have non-zero size.")
+    return Tensor._wrap(pick(t._data, axis=d, keepdims=keepdim).astype(np.int64))
+
+
+def _add_hook(hooks, hook):
+    handle = RemovableHandle(hooks)
+    hooks[handle.id] = hook
+    return handle
+
+
+# ================================================================================
+# Binding the core together
+# ================================================================================
+# Tensor is the foundation of the core: autograd and the ops build Tensors, so
+# they import this module.  The names the methods above use from them are
+# imported here, once the class exists.  This is the one place where the
+# core's modules are tied to each other.
+from .autograd import grad_mode  # noqa: E402
+from .autograd.graph import AccumulateGrad  # noqa: E402
+from .utils.hooks import RemovableHandle, hook_dict  # noqa: E402
+from . import ops, autograd, _creation, _device  # noqa: E402

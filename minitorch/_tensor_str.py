@@ -8,21 +8,53 @@ printed outputs with nbval, so the format is part of what the tests check.
 
 import numpy as np
 
-SUMMARY_THRESHOLD = 1000
-EDGE_ITEMS = 3
-LINE_WIDTH = 80
+from . import _dtype
+
+
+class _PrintOptions:
+    """What ``set_printoptions`` changes."""
+    precision = 4
+    threshold = 1000
+    edgeitems = 3
+    linewidth = 80
+    sci_mode = None
+
+
+PRINT_OPTS = _PrintOptions()
+_PROFILES = {"default": dict(precision=4, threshold=1000, edgeitems=3, linewidth=80),
+             "short": dict(precision=2, threshold=1000, edgeitems=2, linewidth=80),
+             "full": dict(precision=4, threshold=float("inf"), edgeitems=3, linewidth=80)}
+
+
+def set_printoptions(precision=None, threshold=None, edgeitems=None, linewidth=None,
+                     profile=None, sci_mode=None):
+    """Change how tensors print, as ``torch.set_printoptions`` does."""
+    if profile is not None:
+        if profile not in _PROFILES:
+            raise ValueError(f"unknown print profile {profile!r}: use one of "
+                             f"{', '.join(_PROFILES)}")
+        for key, value in _PROFILES[profile].items():
+            setattr(PRINT_OPTS, key, value)
+    for key, value in (("precision", precision), ("threshold", threshold),
+                       ("edgeitems", edgeitems), ("linewidth", linewidth)):
+        if value is not None:
+            setattr(PRINT_OPTS, key, value)
+    PRINT_OPTS.sci_mode = sci_mode
 
 
 def _float_formatter(values):
     finite = values[np.isfinite(values)]
     nonzero = np.abs(finite[finite != 0])
     spread = nonzero.size > 0 and (nonzero.max() / nonzero.min() > 1000 or nonzero.max() > 1e8)
-    if np.all(finite == np.round(finite)):
-        body = "{:.4e}" if spread else "{:.0f}."
-    elif spread or (nonzero.size > 0 and nonzero.min() < 1e-4):
-        body = "{:.4e}"
+    p = PRINT_OPTS.precision
+    if PRINT_OPTS.sci_mode is not None:
+        spread = PRINT_OPTS.sci_mode
+    if np.all(finite == np.round(finite)) and PRINT_OPTS.sci_mode is None:
+        body = "{:.%de}" % p if spread else "{:.0f}."
+    elif spread or (nonzero.size > 0 and nonzero.min() < 1e-4 and PRINT_OPTS.sci_mode is None):
+        body = "{:.%de}" % p
     else:
-        body = "{:.4f}"
+        body = "{:.%df}" % p
     return lambda v: _special(v) or body.format(v)
 
 
@@ -48,15 +80,15 @@ def _shown_values(data, summarize):
         return data.reshape(-1)
     parts = [data]
     for axis in range(data.ndim):
-        parts = [np.concatenate([np.take(p, range(EDGE_ITEMS), axis=axis),
-                                 np.take(p, range(p.shape[axis] - EDGE_ITEMS, p.shape[axis]), axis=axis)],
-                                axis=axis) if p.shape[axis] > 2 * EDGE_ITEMS else p for p in parts]
+        parts = [np.concatenate([np.take(p, range(PRINT_OPTS.edgeitems), axis=axis),
+                                 np.take(p, range(p.shape[axis] - PRINT_OPTS.edgeitems, p.shape[axis]), axis=axis)],
+                                axis=axis) if p.shape[axis] > 2 * PRINT_OPTS.edgeitems else p for p in parts]
     return parts[0].reshape(-1)
 
 
 def format_data(data, indent):
     """The bracketed body of a tensor's repr, e.g. ``[[1., 2.],\\n  [3., 4.]]``."""
-    summarize = data.size > SUMMARY_THRESHOLD
+    summarize = data.size > PRINT_OPTS.threshold
     shown = _shown_values(data, summarize)
     fmt = _formatter(data, shown)
     finite = shown[np.isfinite(shown)] if shown.dtype.kind == "f" else shown
@@ -71,7 +103,7 @@ def format_data(data, indent):
         if x.ndim == 1:
             items = _items(x, summarize)
             cells = [cell(v) if v is not None else " ..." for v in items]
-            per_line = max(1, (LINE_WIDTH - indent - depth) // (width + 2))
+            per_line = max(1, (PRINT_OPTS.linewidth - indent - depth) // (width + 2))
             lines = [", ".join(cells[i:i + per_line]) for i in range(0, len(cells), per_line)]
             return "[" + (",\n" + " " * (indent + depth + 1)).join(lines) + "]"
         rows = [block(r, depth + 1) if r is not None else "..." for r in _items(x, summarize)]
@@ -83,8 +115,8 @@ def format_data(data, indent):
 
 def _items(x, summarize):
     n = x.shape[0]
-    if summarize and n > 2 * EDGE_ITEMS:
-        return [x[i] for i in range(EDGE_ITEMS)] + [None] + [x[i] for i in range(n - EDGE_ITEMS, n)]
+    if summarize and n > 2 * PRINT_OPTS.edgeitems:
+        return [x[i] for i in range(PRINT_OPTS.edgeitems)] + [None] + [x[i] for i in range(n - PRINT_OPTS.edgeitems, n)]
     return [x[i] for i in range(n)]
 
 
@@ -92,17 +124,31 @@ def tensor_repr(t, prefix="tensor(", suffix_extra=()):
     data = t._data
     body = format_data(data, len(prefix))
     suffixes = []
-    if data.size == 0 and data.ndim > 1 or data.size == 0:
+    if data.size == 0:
         body = "[]"
         if data.ndim != 1:
             suffixes.append(f"size={tuple(data.shape)}")
-    if data.dtype.kind == "f" and data.dtype != t._default_float_np():
-        suffixes.append(f"dtype={t.dtype!r}")
-    elif data.dtype.kind != "f" and data.dtype.kind != "i" and data.dtype.kind != "b":
+    if t.dtype not in (_dtype.get_default_dtype(), _dtype.int64, _dtype.bool):
         suffixes.append(f"dtype={t.dtype!r}")
     if t._grad_fn is not None:
         suffixes.append(f"grad_fn=<{t._grad_fn.name()}>")
     elif t._requires_grad:
         suffixes.append("requires_grad=True")
     suffixes.extend(suffix_extra)
-    return prefix + body + "".join(", " + s for s in suffixes) + ")"
+    return _with_suffixes(prefix + body, suffixes, len(prefix))
+
+
+def _with_suffixes(text, suffixes, indent):
+    """Append ``, suffix`` for each suffix; one that would pass the line width goes on a
+    line of its own, indented under the values.  ``room`` counts as PyTorch's printer
+    does: two more than the current line until the first break, exact after it."""
+    parts = [text]
+    room = len(text) - text.rfind("\n") + 1
+    for suffix in suffixes:
+        if room + len(suffix) + 2 > PRINT_OPTS.linewidth:
+            parts.append(",\n" + " " * indent + suffix)
+            room = indent + len(suffix)
+        else:
+            parts.append(", " + suffix)
+            room += len(suffix) + 2
+    return "".join(parts) + ")"

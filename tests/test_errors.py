@@ -57,7 +57,7 @@ CASES = [
     (lambda: torch.ones(2, 2).max(dim=3), IndexError, "Dimension out of range"),
     (lambda: torch.ones(2, 3).transpose(0, 2), IndexError, "Dimension out of range"),
     (lambda: torch.ones(2, 2, 2).t(), RuntimeError, "t\\(\\) expects a tensor with <= 2 dimensions"),
-    (lambda: torch.ones(3).copy_([1, 2, 3]), TypeError, "copy_\\(\\): argument 'src' must be Tensor"),
+    (lambda: torch.ones(3).copy_([1, 2, 3]), TypeError, "copy_\\(\\): argument 'other' \\(position 1\\) must be Tensor"),
     (lambda: torch.zeros(2, 2).masked_fill(torch.ones(2, 2), 1.0), RuntimeError, "boolean masks"),
     (lambda: torch.ones(2).grad_fn is None and torch.ones(2).__setattr__("grad", torch.ones(3)), RuntimeError,
      "assigned grad has data of a different size"),
@@ -108,7 +108,7 @@ def test_inplace_on_view_in_graph_is_refused_with_advice():
 @pytest.mark.parametrize("name", ["add_", "sub_", "mul_", "div_"])
 def test_inplace_method_with_a_bad_operand_raises(name):
     x = torch.ones(2)
-    with pytest.raises(TypeError, match=f"{name}\\(\\): argument 'other' must be a Tensor or a number"):
+    with pytest.raises(TypeError, match=f"{name}\\(\\): argument 'other' \\(position 1\\) must be Tensor, not str"):
         getattr(x, name)("a")
     assert x.tolist() == [1.0, 1.0]
 

@@ -1,59 +1,77 @@
-"""minitorch.autograd: reverse-mode automatic differentiation (chapters 3 and 4).
+"""minitorch.autograd: reverse-mode automatic differentiation (chapters 4 to 6).
 
-* ``Function``: the base of every differentiable operation (``function.py``)
+* ``graph``: nodes and edges (``graph.py``); saved tensors and their hooks (``saved.py``)
 * ``backward`` / ``grad``: run the engine (``engine.py``)
 * grad modes: ``no_grad``, ``enable_grad``, ``set_grad_enabled``, ``inference_mode``
-* ``graph``: nodes, saved tensors and ``saved_tensors_hooks``
+* ``Function``: the base of every differentiable operation (``function.py``)
 * ``gradcheck`` / ``gradgradcheck``: compare backward with finite differences
 """
 
 import numpy as np
 
-from . import grad_mode, graph, function, engine
-from .function import Function, once_differentiable
+from .._tensor import Tensor
+from . import grad_mode, graph, saved, function, engine
+from .function import Function, once_differentiable, InplaceFunction
 from .grad_mode import (no_grad, enable_grad, set_grad_enabled, is_grad_enabled, inference_mode,
                         is_inference_mode_enabled)
 from .gradcheck import gradcheck, gradgradcheck, GradcheckError
+from . import functional, anomaly_mode
+from .anomaly_mode import detect_anomaly, set_detect_anomaly
 
 __all__ = ["Function", "once_differentiable", "backward", "grad", "gradcheck", "gradgradcheck",
            "GradcheckError", "no_grad", "enable_grad", "set_grad_enabled", "is_grad_enabled",
-           "inference_mode", "is_inference_mode_enabled", "graph", "function", "grad_mode"]
+           "inference_mode", "is_inference_mode_enabled", "graph", "function", "grad_mode",
+           "functional", "detect_anomaly", "set_detect_anomaly", "InplaceFunction"]
+
+graph.saved_tensors_hooks = saved.saved_tensors_hooks     # PyTorch's spelling: autograd.graph.*
+graph.save_on_cpu = saved.save_on_cpu
+graph.disable_saved_tensors_hooks = saved.disable_saved_tensors_hooks
 
 
-def _as_tuple(x):
+def _as_tuple(x, what):
     if x is None:
         return ()
-    if isinstance(x, function.Tensor):
+    if isinstance(x, Tensor):
         return (x,)
-    return tuple(x)
+    if isinstance(x, (list, tuple)):
+        return tuple(x)
+    raise TypeError(f"{what} must be a Tensor or a sequence of Tensors, not {type(x).__name__}")
 
 
 def _seed_gradients(outputs, grad_outputs):
-    """The gradient each output starts with: given, or ones for a scalar."""
-    Tensor = function.Tensor
-    if len(grad_outputs) == 0:
+    """The gradient each output starts with: the one given, or ones for a scalar."""
+    if not grad_outputs:
         grad_outputs = (None,) * len(outputs)
     if len(grad_outputs) != len(outputs):
-        raise RuntimeError(f"grad can be implicitly created only for scalar outputs: got "
-                           f"{len(grad_outputs)} gradients for {len(outputs)} outputs")
-    seeds = []
-    for i, (out, g) in enumerate(zip(outputs, grad_outputs)):
-        if not isinstance(out, Tensor):
-            raise TypeError(f"backward expects tensors, but output {i} is {type(out).__name__}")
-        if g is None:
-            if out._requires_grad and out._data.size != 1:
-                raise RuntimeError(
-                    "grad can be implicitly created only for scalar outputs: this output has shape "
-                    f"{list(out.shape)}. Reduce it first (e.g. y.sum().backward()) or pass a "
-                    "gradient of the same shape: y.backward(gradient=...)")
-            g = Tensor._wrap(np.ones(out._data.shape, dtype=out._data.dtype))
-        elif not isinstance(g, Tensor):
-            raise TypeError(f"gradient for output {i} must be a Tensor or None, not {type(g).__name__}")
-        elif g.shape != out.shape:
-            raise RuntimeError(f"Mismatch in shape: grad_output[{i}] has a shape of {g.shape} and "
-                               f"output[{i}] has a shape of {out.shape}.")
-        seeds.append(g)
-    return seeds
+        raise RuntimeError(f"grad requires one gradient per output: got {len(grad_outputs)} "
+                           f"gradients for {len(outputs)} outputs")
+    return [_seed(i, out, g) for i, (out, g) in enumerate(zip(outputs, grad_outputs))]
+
+
+def _seed(i, out, g):
+    if not isinstance(out, Tensor):
+        raise TypeError(f"backward expects tensors, but output {i} is {type(out).__name__}")
+    if g is None:
+        if out._requires_grad and out._data.size != 1:
+            raise RuntimeError(
+                "grad can be implicitly created only for scalar outputs: this output has shape "
+                f"{list(out.shape)}. Reduce it first (e.g. y.sum().backward()) or pass a "
+                "gradient of the same shape: y.backward(gradient=...)")
+        if not out._data.dtype.kind == "f":
+            raise RuntimeError(f"grad can be implicitly created only for real scalar outputs "
+                               f"but got {out.dtype}")
+        return Tensor._wrap(np.ones(out._data.shape, dtype=out._data.dtype))
+    if not isinstance(g, Tensor):
+        raise TypeError(f"gradient for output {i} must be a Tensor or None, "
+                        f"not {type(g).__name__}")
+    if g.shape != out.shape:
+        raise RuntimeError(f"Mismatch in shape: grad_output[{i}] has a shape of {g.shape} and "
+                           f"output[{i}] has a shape of {out.shape}.")
+    if g.dtype.is_floating_point != out.dtype.is_floating_point:
+        raise TypeError(f"For complex Tensors, both grad_output and output are required to "
+                        f"have the same dtype. Mismatch in dtype: grad_output[{i}] has a dtype "
+                        f"of {g.dtype} and output[{i}] has a dtype of {out.dtype}.")
+    return g
 
 
 def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, inputs=None):
@@ -61,32 +79,45 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, 
 
     ``retain_graph`` defaults to ``create_graph``: without it the saved tensors
     are freed as the engine goes, and a second backward through the same graph
-    raises.  With ``inputs``, only those tensors receive gradients.
+    raises.  With ``inputs``, only those tensors receive gradients.  The
+    ``.grad`` of the leaves change only if the whole backward succeeds.
     """
-    outputs = _as_tuple(tensors)
-    seeds = _seed_gradients(outputs, _as_tuple(grad_tensors))
+    outputs = _as_tuple(tensors, "tensors")
+    seeds = _seed_gradients(outputs, _as_tuple(grad_tensors, "grad_tensors"))
     if retain_graph is None:
         retain_graph = create_graph
-    inputs = _as_tuple(inputs) if inputs is not None else None
-    if inputs is not None and len(inputs) == 0:
-        raise RuntimeError("'inputs' argument to backward() cannot be empty.")
-    engine.run_backward(outputs, seeds, retain_graph, create_graph, inputs=inputs, allow_unused=True,
-                 accumulate=True)
+    if inputs is not None:
+        inputs = _as_tuple(inputs, "inputs")
+        if not inputs:
+            raise RuntimeError("'inputs' argument to backward() cannot be empty.")
+    engine.run_backward(outputs, seeds, retain_graph, create_graph, inputs=inputs)
 
 
 def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False,
-         allow_unused=None, materialize_grads=False):
-    """Return the gradients of ``outputs`` with respect to ``inputs`` (nothing goes into ``.grad``)."""
-    outputs = _as_tuple(outputs)
-    inputs_t = _as_tuple(inputs)
-    seeds = _seed_gradients(outputs, _as_tuple(grad_outputs))
+         only_inputs=True, allow_unused=None, is_grads_batched=False, materialize_grads=False):
+    """The gradients of ``outputs`` with respect to ``inputs``, as a tuple; no ``.grad`` changes."""
+    if is_grads_batched:
+        raise NotImplementedError("minitorch does not implement is_grads_batched (it needs "
+                                  "vmap); call grad once per gradient instead")
+    if materialize_grads and allow_unused is False:
+        raise ValueError("Expected allow_unused to be True or not passed when materialize_grads"
+                         "=True, but got: allow_unused=False.")
+    outputs = _as_tuple(outputs, "outputs")
+    inputs = _as_tuple(inputs, "inputs")
+    if not inputs:
+        raise RuntimeError("grad requires non-empty inputs.")
+    seeds = _seed_gradients(outputs, _as_tuple(grad_outputs, "grad_outputs"))
     if retain_graph is None:
         retain_graph = create_graph
-    if allow_unused is None:
-        allow_unused = materialize_grads
-    results = engine.run_backward(outputs, seeds, retain_graph, create_graph, inputs=inputs_t,
-                           allow_unused=allow_unused, accumulate=False)
+    allow_unused = materialize_grads if allow_unused is None else allow_unused
+    results = engine.run_backward(outputs, seeds, retain_graph, create_graph, inputs=inputs,
+                                  accumulate=False)
+    for i, r in enumerate(results):
+        if r is None and not allow_unused:
+            raise RuntimeError(
+                f"The differentiated Tensor at index {i} appears to not have been used in the "
+                "graph. Set allow_unused=True if this is the desired behavior.")
     if materialize_grads:
-        from .. import zeros_like
-        results = [r if r is not None else zeros_like(t) for r, t in zip(results, inputs_t)]
+        results = [Tensor._wrap(np.zeros_like(t._data)) if r is None else r
+                   for r, t in zip(results, inputs)]
     return tuple(results)

@@ -1,309 +1,362 @@
-"""The backward engine: runs the graph from the outputs back to the leaves (chapter 3).
+"""The backward engine: runs the graph from the outputs back to the leaves (chapter 4).
 
 ``backward`` works in three steps, none of them recursive (a chain of
 100,000 operations is fine):
 
-1. **Discover** every node reachable from the roots and count, for each node,
-   how many edges lead into it: its *dependencies*.
-2. **Prune** (only for ``autograd.grad`` or ``backward(inputs=...)``): keep only
+1. **Count dependencies** (:func:`count_dependencies`): for every node
+   reachable from the roots, how many edges lead into it.  A node may run
+   only once that many gradients have been delivered to it.
+2. **Prune**, for ``autograd.grad`` and ``backward(inputs=...)`` only: keep
    the nodes from which a requested input can be reached.
-3. **Execute**: a node runs once all its dependencies have delivered their
-   gradients.  Gradients arriving at the same input are summed first, which is
-   what makes diamonds and shared subgraphs come out right.  Among the ready
-   nodes the most recently created runs first, as in PyTorch.  After running,
-   a node frees its saved tensors unless ``retain_graph=True``.
+3. **Execute** (:func:`execute`): take the most urgent ready node, run its
+   hooks and its backward, and send each resulting gradient along its edge;
+   gradients arriving at the same place are summed first, which is what makes
+   diamonds and shared subgraphs come out right.  Among the ready nodes an
+   AccumulateGrad (a leaf's) runs first, then the most recently created,
+   exactly as PyTorch orders them.  A node frees its saved tensors after it
+   ran, unless ``retain_graph=True``.
 
-DeZero (seed 001) orders the same work by *generation* numbers instead of
-counting dependencies; the book compares the two.
+DeZero (one of the posts this book grew from) orders the same work by
+*generation* numbers instead of counting dependencies; chapter 4 compares the two.
+
+Two things happen only when the whole graph has run without error: the
+leaves' gradients are added into their ``.grad`` and ``retain_grad`` tensors
+get theirs.  So a backward that fails, or that you interrupt with Ctrl-C,
+changes no ``.grad``: it is either complete or clearly failed, and never
+counts a gradient twice when you run it again.  (The saved tensors of the
+nodes it already ran are freed, so running it again needs ``retain_graph=True``
+the first time, or a new forward pass.)
 """
 
 import heapq
-import sys
+import signal
+import threading
 
-from .grad_mode import _state as _grad_state
-from .graph import FREED
+from .._tensor import Tensor
+from . import grad_mode
+from .graph import AccumulateGrad, GraphRoot, accumulate_grad
 
-__all__ = ["run_backward", "accumulate_into_grad"]
-
-Tensor = None  # set by minitorch._tensor
+__all__ = ["run_backward", "count_dependencies", "execute", "GraphTask"]
 
 
-def run_backward(roots, grad_roots, retain_graph, create_graph, inputs=None, allow_unused=False,
-                 accumulate=True):
-    """Backpropagate from ``roots`` (tensors) seeded with ``grad_roots``.
+def run_backward(roots, seeds, retain_graph, create_graph, inputs=None, accumulate=True):
+    """Backpropagate from ``roots`` (tensors), starting from the gradients ``seeds``.
 
-    With ``accumulate=True`` leaves receive their gradients in ``.grad``; with
-    ``inputs`` given, only those tensors get gradients, and they are returned
-    (in order) instead of, or as well as, being accumulated.
+    With ``accumulate=True`` the leaves' ``.grad`` receive their gradients.
+    With ``inputs`` only those tensors receive gradients; the gradients of
+    ``inputs`` are returned, in order (None for an input the roots do not use).
     """
-    root_edges = [_root_edge(t, i) for i, t in enumerate(roots)]
-    targets = None if inputs is None else [_target_of(t) for t in inputs]
-    deps = _count_dependencies([edge[0] for edge in root_edges], targets)
-
-    buffers = {}
-    for (node, nr), grad in zip(root_edges, grad_roots):
-        _add_to_buffer(buffers, node, nr, grad)
-    captured = {} if targets is not None else None
-    capture_at = {}
-    if targets is not None:
-        for target in targets:
-            if target is not None:
-                capture_at.setdefault(target[0], []).append(target[1])
-
-    ready = []
-    for node in dict.fromkeys(e[0] for e in root_edges):
-        if deps.get(node, 0) == 0 and node in deps:
-            heapq.heappush(ready, (-node._seq, node))
-
-    prev_mode = _grad_state.enabled
-    _grad_state.enabled = create_graph
-    try:
-        _execute(ready, buffers, deps, capture_at, captured, retain_graph)
-    finally:
-        _grad_state.enabled = prev_mode
-
-    if targets is not None and accumulate:
-        for t, target in zip(inputs, targets):
-            accumulate_into_grad(t, captured.get(target))
-    if targets is None or accumulate:
-        return None
-    results = []
-    for i, target in enumerate(targets):
-        grad = captured.get(target) if target is not None else None
-        if grad is None and not allow_unused:
-            raise RuntimeError(
-                f"The differentiated Tensor at index {i} appears to not have been used in the graph. "
-                "Set allow_unused=True if this is the desired behavior.")
-        results.append(grad)
-    return results
+    root = GraphRoot([_edge_of(t, f"element {i} of tensors") for i, t in enumerate(roots)],
+                     seeds)
+    targets = None if inputs is None else [_edge_of(t, "One of the differentiated Tensors")
+                                           for t in inputs]
+    task = GraphTask(root, retain_graph, targets, accumulate)
+    with grad_mode.set_grad_enabled(create_graph):
+        execute(task)
+        task.commit(inputs)
+    return None if targets is None else [task.captured.get(target) for target in targets]
 
 
-def _root_edge(t, i):
+def _edge_of(t, what):
+    """Where ``t``'s gradient flows in the graph: its grad_fn, or its leaf's AccumulateGrad."""
     if t._grad_fn is not None:
         return (t._grad_fn, t._output_nr)
     if t._requires_grad:
         return (t._accumulate_grad_node(), 0)
     raise RuntimeError(
-        f"element {i} of tensors does not require grad and does not have a grad_fn: nothing "
-        "recorded how it was computed. Create the leaves with requires_grad=True, and do not "
-        "compute the result under no_grad().")
+        f"{what} does not require grad and does not have a grad_fn: nothing recorded how it "
+        "was computed. Create the leaves with requires_grad=True, and do not compute the "
+        "result under no_grad().")
 
 
-def _target_of(t):
-    """Where in the graph the gradient of input ``t`` can be read."""
-    if t._grad_fn is not None:
-        return (t._grad_fn, t._output_nr)
-    if t._requires_grad:
-        return (t._accumulate_grad_node(), 0)
-    raise RuntimeError("One of the differentiated Tensors does not require grad: create it with "
-                       "requires_grad=True (or call .requires_grad_()) before using it.")
-
-
-def _count_dependencies(root_nodes, targets):
-    """Map each node that must run to the number of edges leading into it."""
-    deps = dict.fromkeys(root_nodes, 0)
-    stack = list(deps)
+def count_dependencies(root):
+    """How many edges lead into each node reachable from ``root``."""
+    ### BEGIN SOLUTION 4.2
+    dependencies = {root: 0}
+    stack = [root]
     while stack:
-        for child in stack.pop()._next_nodes:
-            if child:
-                if child in deps:
-                    deps[child] += 1
-                else:
-                    deps[child] = 1
-                    stack.append(child)
-    if targets is None:
-        return deps
-    keep = _nodes_leading_to({t[0] for t in targets if t is not None}, root_nodes, deps)
-    pruned = dict.fromkeys(keep, 0)
-    for node in keep:
-        for child in node._next_nodes:
-            if child and child in pruned:
-                pruned[child] += 1
-    return pruned
+        node = stack.pop()
+        for child, _ in node.next_functions:
+            if child is None:
+                continue
+            if child in dependencies:
+                dependencies[child] += 1
+            else:
+                dependencies[child] = 1
+                stack.append(child)
+    ### END SOLUTION 4.2
+    return dependencies
 
 
-def _nodes_leading_to(target_nodes, root_nodes, deps):
+def execute(task):
+    """Run the ready nodes, most urgent first, until none is left."""
+    ### BEGIN SOLUTION 4.3
+    while task.ready:
+        node = heapq.heappop(task.ready)
+        grads, owned = task.take_gradients(node)
+        if task.is_target(node):
+            grads = task.capture(node, grads, owned)
+        if not task.should_run(node):
+            continue
+        grads = call_pre_hooks(node, grads, owned, task)
+        if isinstance(node, AccumulateGrad):
+            task.stash_leaf_gradient(node.variable, grads[0], owned[0])
+            continue
+        results = node.apply(grads)
+        results = call_post_hooks(node, results, grads)
+        if not task.retain_graph:
+            node._release_saved()
+        for edge, grad, own in zip(node._next_edges, results, node._owns(grads, owned, results)):
+            if edge and edge[0] is not None:
+                task.send(edge, grad, own)
+    ### END SOLUTION 4.3
+
+
+class _InputBuffer:
+    """The gradients that arrive at one node, a slot per output of that node.
+
+    ``owned[i]`` says that the engine made ``grads[i]`` itself and nobody else
+    holds it, so it may be kept as a leaf's ``.grad`` without a copy, and a
+    second gradient may be added into it in place.
+    """
+
+    __slots__ = ("grads", "owned")
+
+    def __init__(self, size):
+        self.grads = [None] * size
+        self.owned = [False] * size
+
+    def add(self, nr, grad, owned):
+        if grad is None:
+            return
+        old = self.grads[nr]
+        if old is None:
+            self.grads[nr], self.owned[nr] = grad, owned
+        elif self.owned[nr] and not grad_mode.is_grad_enabled():
+            old.add_(grad)
+        else:
+            self.grads[nr], self.owned[nr] = old + grad, True
+
+
+class GraphTask:
+    """What one call of backward (or ``autograd.grad``) keeps while it runs."""
+
+    def __init__(self, root, retain_graph, targets=None, accumulate=True):
+        self.retain_graph = retain_graph
+        self.dependencies = count_dependencies(root)
+        self.targets = {} if targets is None else _positions_by_node(targets)
+        self.captured = {}
+        self.needed = None
+        if targets is not None:
+            leads = _nodes_leading_to(self.targets, self.dependencies, root)
+            self.dependencies = _recount(self.dependencies, leads)
+            # A node runs only to pass gradients on towards a target; a target itself
+            # is only read, except the leaves of backward(inputs=...), which accumulate.
+            self.needed = {n for n in leads
+                           if any(child in leads for child, _ in n.next_functions)}
+            if accumulate:
+                self.needed.update(n for n in self.targets if isinstance(n, AccumulateGrad))
+        self.buffers = {root: _InputBuffer(0)}
+        self.ready = [root]
+        self.leaf_gradients = []
+        self.retained = []
+
+    # ----- the queue ---------------------------------------------------------------------
+    def take_gradients(self, node):
+        """The gradients delivered to ``node``, and which of them the engine owns."""
+        buffer = self.buffers.pop(node)
+        return buffer.grads, buffer.owned
+
+    def send(self, edge, grad, owned):
+        """Deliver ``grad`` along ``edge``; the node there is ready when all its edges delivered."""
+        node, nr = edge
+        if node not in self.dependencies:      # pruned: leads to no requested input
+            return
+        buffer = self.buffers.get(node)
+        if buffer is None:
+            buffer = self.buffers[node] = _InputBuffer(node._num_outputs)
+        buffer.add(nr, grad, owned)
+        self.dependencies[node] -= 1
+        if self.dependencies[node] == 0:
+            heapq.heappush(self.ready, node)
+
+    def should_run(self, node):
+        return self.needed is None or node in self.needed
+
+    # ----- autograd.grad: reading the gradients of the inputs ------------------------------
+    def is_target(self, node):
+        return node in self.targets
+
+    def capture(self, node, grads, owned):
+        """Keep the gradients flowing into a requested input.  A target that need not run
+        (a leaf, for autograd.grad) first lets its tensor's hooks change them."""
+        if not self.should_run(node):
+            grads = call_tensor_hooks(node, grads, owned)
+        for nr in self.targets[node]:
+            self.captured[(node, nr)] = grads[nr]
+        return grads
+
+    # ----- results, stored only when the whole graph ran ----------------------------------
+    def stash_leaf_gradient(self, variable, grad, owned):
+        if grad is not None:
+            self.leaf_gradients.append((variable, grad, owned))
+
+    def retain(self, tensor, grad):
+        self.retained.append((tensor, grad))
+
+    def commit(self, inputs=None):
+        """Store every leaf's gradient in ``.grad``, with Ctrl-C held back until done."""
+        with _interrupts_deferred():
+            for variable, grad, owned in self.leaf_gradients:
+                accumulate_grad(variable, grad, owned)
+                _call_post_accumulate_hooks(variable)
+            for tensor, grad in self.retained:
+                accumulate_grad(tensor, grad, owned=False)
+            if inputs is not None and self.needed is not None:
+                self._accumulate_into_non_leaf_inputs(inputs)
+
+    def _accumulate_into_non_leaf_inputs(self, inputs):
+        """``backward(inputs=[y])`` for a non-leaf y: its gradient goes into ``y.grad``."""
+        accumulating = any(isinstance(n, AccumulateGrad) for n in self.needed)
+        if not accumulating:
+            return
+        for t in inputs:
+            if t._grad_fn is not None:
+                grad = self.captured.get((t._grad_fn, t._output_nr))
+                if grad is not None:
+                    accumulate_grad(t, grad, owned=False)
+
+
+def _positions_by_node(targets):
+    positions = {}
+    for node, nr in targets:
+        positions.setdefault(node, []).append(nr)
+    return positions
+
+
+def _nodes_leading_to(targets, dependencies, root):
     """The nodes from which some target node can be reached (targets included)."""
-    # A topological order (each node before the nodes it points to), by counting
-    # down the dependencies; then, walking it backwards, a node leads to a target
-    # if one of its children does.
-    remaining = dict(deps)
-    order = []
-    stack = [n for n in dict.fromkeys(root_nodes) if remaining[n] == 0]
+    order = _topological_order(dependencies, root)
+    leads = set(targets)
+    for node in reversed(order):
+        if node not in leads and any(child in leads for child, _ in node.next_functions):
+            leads.add(node)
+    return leads
+
+
+def _topological_order(dependencies, root):
+    """Every node before the nodes its edges lead to (Kahn's algorithm)."""
+    remaining = dict(dependencies)
+    order, stack = [], [root]
     while stack:
         node = stack.pop()
         order.append(node)
-        for child in node._next_nodes:
-            if child:
+        for child, _ in node.next_functions:
+            if child is not None:
                 remaining[child] -= 1
                 if remaining[child] == 0:
                     stack.append(child)
-    leads = set(target_nodes)
-    for node in reversed(order):
-        if node not in leads and any(child and child in leads for child in node._next_nodes):
-            leads.add(node)
-    return [node for node in order if node in leads]
+    return order
 
 
-def _execute(ready, buffers, deps, capture_at, captured, retain_graph):
-    """Run ready nodes until none is left; each hands its input gradients on."""
-    heappop, heappush = heapq.heappop, heapq.heappush
-    node = heappop(ready)[1] if ready else None
-    while node is not None:
-        grads = buffers.pop(node)
-        if node._hooked:
-            grads = _run_pre_hooks(node, grads)
-        newly_ready = []
-        if capture_at and node in capture_at:
-            for nr in capture_at[node]:
-                captured[(node, nr)] = grads[nr]
-            if not any(child and child in deps for child in node._next_nodes):
-                outputs = ()    # nothing beyond this node was asked for
-            else:
-                outputs = node._apply(grads)
-        else:
-            outputs = node._apply(grads)
-        if node._hooked and node._post_hooks:
-            outputs = _run_post_hooks(node, outputs, grads)
-        if not retain_graph and node._saved is not None:
-            node._saved = FREED
-        for child, nr, grad in zip(node._next_nodes, node._next_nrs, outputs):
-            if not child:
-                continue
-            remaining = deps.get(child)
-            if remaining is None:      # pruned: leads to no requested input
-                continue
-            if grad is not None:
-                buf = buffers.get(child)
-                if buf is None:
-                    if child._num_outputs == 1:
-                        buffers[child] = [grad]
-                    else:
-                        buffers[child] = [None] * child._num_outputs
-                        buffers[child][nr] = grad
-                elif buf[nr] is None:
-                    buf[nr] = grad
-                else:
-                    buf[nr] = buf[nr] + grad
-            deps[child] = remaining - 1
-            if remaining == 1:
-                if child in buffers:
-                    newly_ready.append(child)
-                else:
-                    _release_children(child, deps, ready, buffers)
-        # Drop our references so AccumulateGrad can tell when a gradient is ours alone.
-        grads = outputs = grad = None
-        if len(newly_ready) == 1 and not ready:
-            node = newly_ready[0]       # a chain: no need to go through the queue
-        else:
-            for child in newly_ready:
-                heappush(ready, (-child._seq, child))
-            node = heappop(ready)[1] if ready else None
+def _recount(dependencies, needed):
+    """Dependencies counted again over the needed nodes only."""
+    counts = {node: 0 for node in dependencies if node in needed}
+    for node in counts:
+        for child, _ in node.next_functions:
+            if child is not None and child in counts:
+                counts[child] += 1
+    return counts
 
 
-def _add_to_buffer(buffers, node, nr, grad):
-    buf = buffers.get(node)
-    if buf is None:
-        buf = buffers[node] = [None] * node._num_outputs
-    old = buf[nr]
-    buf[nr] = grad if old is None else old + grad
+# ----- hooks -------------------------------------------------------------------------------
+def call_pre_hooks(node, grads, owned, task):
+    """Before a node runs: its tensors' hooks, then ``retain_grad``, then the node's pre-hooks.
 
-
-def _release_children(node, deps, ready, buffers):
-    """A node that received no gradient at all still counts as done for its children."""
-    stack = [node]
-    while stack:
-        current = stack.pop()
-        for child in current._next_nodes:
-            if not child or child not in deps:
-                continue
-            deps[child] -= 1
-            if deps[child] == 0:
-                if child in buffers:
-                    heapq.heappush(ready, (-child._seq, child))
-                else:
-                    stack.append(child)
-
-
-def _run_pre_hooks(node, grads):
-    """Tensor hooks first, then ``retain_grad``, then the node's own pre-hooks."""
-    for nr, hooks in node._tensor_hook_items():
-        grads = _call_grad_hooks(hooks, grads, nr)
-    if node._retain_grad_refs is not None:
-        for nr, ref in node._retain_grad_refs.items():
-            tensor = ref()
-            if tensor is not None and grads[nr] is not None:
-                _retain(tensor, grads[nr])
-    if node._pre_hooks:
-        for hook in list(node._pre_hooks.values()):
-            result = hook(tuple(grads))
-            if result is not None:
-                grads = list(result)
-    return grads
-
-
-def _call_grad_hooks(hooks, grads, nr):
-    grad = grads[nr]
-    if grad is None:
-        return grads
-    for hook in list(hooks.values()):
-        result = hook(grad)
-        if result is not None:
-            grad = result
-    grads = list(grads)
-    grads[nr] = grad
-    return grads
-
-
-def _retain(tensor, grad):
-    if _grad_state.enabled:
-        tensor._grad = grad if tensor._grad is None else tensor._grad + grad
-    else:
-        grad = Tensor._wrap(grad._data.copy())
-        tensor._grad = grad if tensor._grad is None else Tensor._wrap(tensor._grad._data + grad._data)
-
-
-def _run_post_hooks(node, outputs, grads):
-    for hook in list(node._post_hooks.values()):
-        result = hook(tuple(outputs), tuple(grads))
-        if result is not None:
-            outputs = tuple(result)
-    return outputs
-
-
-def accumulate_into_grad(variable, grad):
-    """Add ``grad`` to a leaf's ``.grad`` (AccumulateGrad's job).
-
-    As in PyTorch: the first gradient is stored (the engine's own result when
-    nothing else can see it, a copy otherwise), later ones are added in place
-    so ``.grad`` stays the same object; under ``create_graph=True`` the sum is
-    an out-of-place, differentiable operation instead.
+    A gradient a hook has seen may be kept by it, so the engine no longer owns it.
     """
-    if grad is None:
-        return
-    if grad._data.shape != variable._data.shape:
-        shape = variable._data.shape
-        grad = grad.sum_to_size(shape) if grad._data.ndim >= len(shape) else grad.expand(shape)
-    if grad._data.dtype is not variable._data.dtype:       # e.g. float32 leaf times a float64 tensor
-        grad = grad.to(dtype=variable.dtype)
-    old = variable._grad
-    if _grad_state.enabled:           # create_graph=True: keep the gradient's own graph
-        variable._grad = grad if old is None else old + grad
-    elif old is None:
-        variable._grad = grad if _engine_owns(grad) else Tensor._wrap(grad._data.copy())
-    elif old._requires_grad:
-        variable._grad = Tensor._wrap(old._data + grad._data)
-    else:
-        old._data += grad._data
-        old._version_counter[0] += 1
+    grads = call_tensor_hooks(node, grads, owned)
+    for nr, ref in (node._retained or {}).items():
+        tensor = ref()
+        if tensor is not None and grads[nr] is not None:
+            task.retain(tensor, grads[nr])
+    for hook in list((node._pre_hooks or {}).values()):
+        owned[:] = [False] * len(owned)
+        result = hook(tuple(grads))
+        if result is not None:
+            grads = _checked_replacement(result, grads, "pre-hook", node)
+    return grads
 
 
-# References to a gradient the engine hands to AccumulateGrad, counted by
-# sys.getrefcount: the caller's argument, the local name, getrefcount's own.
-_ENGINE_REFS = 4
+def call_tensor_hooks(node, grads, owned):
+    """The hooks registered with ``Tensor.register_hook`` on this node's outputs."""
+    for nr, hooks in node._tensor_hooks():
+        for hook in list(hooks.values()):
+            owned[nr] = False
+            result = hook(grads[nr])
+            if result is not None:
+                grads = list(grads)
+                grads[nr] = _checked_tensor(result, grads[nr], "hook")
+    return grads
 
 
-def _engine_owns(grad):
-    """True when nobody but the engine holds this gradient or its memory, so it can be stored."""
-    return (not grad._requires_grad and grad._data.flags.owndata and grad._base is None
-            and sys.getrefcount(grad) <= _ENGINE_REFS)
+def call_post_hooks(node, results, grads):
+    """After a node ran: its hooks see both sides and may replace the results."""
+    for hook in list((node._post_hooks or {}).values()):
+        replaced = hook(tuple(results), tuple(grads))
+        if replaced is not None:
+            results = _checked_replacement(replaced, results, "hook", node)
+    return results
+
+
+def _call_post_accumulate_hooks(variable):
+    for hook in list((variable._post_accumulate_grad_hooks or {}).values()):
+        hook(variable)
+
+
+def _checked_tensor(value, old, kind):
+    if not isinstance(value, Tensor):
+        raise TypeError(f"expected Variable or None (got {type(value).__name__}): a {kind} "
+                        "must return a Tensor to replace the gradient, or None to keep it")
+    if old is not None and value.shape != old.shape:
+        raise RuntimeError(f"{kind} changed the size of the gradient: it returned a tensor of "
+                           f"shape {list(value.shape)} for a gradient of shape "
+                           f"{list(old.shape)}; return a tensor of the same shape")
+    return value
+
+
+def _checked_replacement(values, old, kind, node):
+    if not isinstance(values, (tuple, list)):
+        raise TypeError(f"{kind} of {node.name()} must return a tuple of gradients (or None), "
+                        f"not {type(values).__name__}")
+    if len(values) != len(old):
+        raise RuntimeError(f"{kind} of {node.name()} returned {len(values)} gradients, but the "
+                           f"node has {len(old)}: return one per position (None where unchanged)")
+    return [v if v is None else _checked_tensor(v, o, kind) for v, o in zip(values, old)]
+
+
+class _interrupts_deferred:
+    """Hold back Ctrl-C (SIGINT) during a block, then raise it: the block runs to the end.
+
+    Only the main thread receives signals, so elsewhere this does nothing.
+    """
+
+    def __enter__(self):
+        self.previous = None
+        self.received = False
+        if threading.current_thread() is threading.main_thread():
+            try:
+                self.previous = signal.signal(signal.SIGINT, self._note)
+            except ValueError:      # not the main interpreter, or signals unavailable
+                self.previous = None
+        return self
+
+    def _note(self, signum, frame):
+        self.received = True
+
+    def __exit__(self, *exc):
+        if self.previous is not None:
+            signal.signal(signal.SIGINT, self.previous)
+        if self.received and exc[0] is None:
+            raise KeyboardInterrupt
+        return False

@@ -1,4 +1,4 @@
-"""Grad modes: switches that decide whether operations are recorded (chapter 3).
+"""Grad modes: switches that decide whether operations are recorded (chapter 5).
 
 Every operation asks one question before it builds a graph node: "is grad
 mode on in *this thread*?"  The answer lives in a ``threading.local`` so that a
@@ -8,11 +8,14 @@ mode on in *this thread*?"  The answer lives in a ``threading.local`` so that a
 * ``inference_mode`` also turns grad mode off, and marks the tensors it makes
   as inference tensors, which autograd refuses to record later.
 
-Each is a context manager and also a decorator.  ``Module.eval()`` is *not* a
-grad mode: it only changes how layers such as Dropout behave.
+Each is a context manager and also a decorator; a decorated function runs in
+the mode each time it is called, and decorating changes nothing by itself.
+``Module.eval()`` is *not* a grad mode: it only changes how layers such as
+Dropout behave.
 """
 
 import functools
+import inspect
 import threading
 
 __all__ = ["no_grad", "enable_grad", "set_grad_enabled", "is_grad_enabled",
@@ -34,24 +37,67 @@ def is_grad_enabled():
 
 
 def is_inference_mode_enabled():
+    """True inside an ``inference_mode()`` block of this thread."""
     return _state.inference
 
 
-class _ModeContext:
-    """Base for the grad-mode switches: a context manager that also decorates functions."""
+class _Mode:
+    """A grad-mode switch: a context manager that also decorates functions.
+
+    Subclasses say which flags they set in ``_switch_on`` and restore the
+    previous ones on exit.  As a decorator it makes a fresh copy of itself for
+    every call, so the decorated function may be re-entered or run in threads.
+    """
+
+    def __enter__(self):
+        ### BEGIN SOLUTION 5.1
+        self._saved = (_state.enabled, _state.inference)
+        self._switch_on()
+        ### END SOLUTION 5.1
+        return None
+
+    def __exit__(self, *exc):
+        ### BEGIN SOLUTION 5.1
+        _state.enabled, _state.inference = self._saved
+        ### END SOLUTION 5.1
+        return False
+
+    def _switch_on(self):
+        raise NotImplementedError
+
+    def clone(self):
+        return self.__class__()
 
     def __call__(self, func):
+        if inspect.isclass(func):
+            raise TypeError(f"{type(self).__name__} can decorate functions, not classes")
+        if inspect.isgeneratorfunction(func):
+            return self._wrap_generator(func)
+
         @functools.wraps(func)
         def run_in_mode(*args, **kwargs):
             with self.clone():
                 return func(*args, **kwargs)
         return run_in_mode
 
-    def clone(self):
-        return self.__class__()
+    def _wrap_generator(self, func):
+        @functools.wraps(func)
+        def generate_in_mode(*args, **kwargs):
+            generator = func(*args, **kwargs)
+            with self.clone():
+                response = generator.send(None)
+            while True:
+                try:
+                    request = yield response
+                except GeneratorExit:
+                    generator.close()
+                    raise
+                with self.clone():
+                    response = generator.send(request)
+        return generate_in_mode
 
 
-class _NoArgumentMode(_ModeContext):
+class _NoArgumentMode(_Mode):
     """A switch without arguments, usable as ``@no_grad()`` and also as bare ``@no_grad``."""
 
     def __new__(cls, func=None):
@@ -69,37 +115,36 @@ class no_grad(_NoArgumentMode):
     require grad.  Use it for evaluation and for updating parameters in place.
     """
 
-    def __enter__(self):
-        self.prev = _state.enabled
+    def _switch_on(self):
         _state.enabled = False
-
-    def __exit__(self, *exc):
-        _state.enabled = self.prev
-        return False
 
 
 class enable_grad(_NoArgumentMode):
     """Turn grad mode back on inside a ``no_grad`` block."""
 
-    def __enter__(self):
-        self.prev = _state.enabled
+    def _switch_on(self):
         _state.enabled = True
 
-    def __exit__(self, *exc):
-        _state.enabled = self.prev
-        return False
 
+class set_grad_enabled(_Mode):
+    """Set grad mode to ``mode``.
 
-class set_grad_enabled(_ModeContext):
-    """Set grad mode to ``mode``.  Takes effect at once, and as a context manager
-    restores the previous mode on exit: ``with set_grad_enabled(is_train): ...``"""
+    Called as a function it takes effect at once; as a context manager it
+    restores the mode of before the call on exit (``with set_grad_enabled(is_train):``);
+    as a decorator it sets the mode only while the function runs.
+    """
 
     def __init__(self, mode):
         if not isinstance(mode, bool):
-            raise TypeError(f"set_grad_enabled expects a bool (True or False), got {type(mode).__name__}")
-        self.prev = _state.enabled
+            raise TypeError(f"set_grad_enabled expects a bool (True or False), "
+                            f"got {type(mode).__name__}")
         self.mode = mode
+        self.prev = _state.enabled
         _state.enabled = mode
+
+    def __call__(self, func):
+        _state.enabled = self.prev          # decorating must not change the mode
+        return super().__call__(func)
 
     def __enter__(self):
         _state.enabled = self.mode
@@ -112,7 +157,7 @@ class set_grad_enabled(_ModeContext):
         return self.__class__(self.mode)
 
 
-class inference_mode(_ModeContext):
+class inference_mode(_Mode):
     """No-grad mode's stricter sibling.
 
     Inside it nothing is recorded, and every tensor created is an *inference
@@ -120,20 +165,23 @@ class inference_mode(_ModeContext):
     RuntimeError.  ``inference_mode(False)`` does nothing, as in PyTorch.
     """
 
+    def __new__(cls, mode=True):
+        mode_switch = super().__new__(cls)
+        if callable(mode):                  # used bare, as @inference_mode
+            mode_switch.__init__(True)
+            return mode_switch(mode)
+        return mode_switch
+
     def __init__(self, mode=True):
         if not isinstance(mode, bool):
-            raise TypeError(f"inference_mode expects a bool (True or False), got {type(mode).__name__}")
+            raise TypeError(f"inference_mode expects a bool (True or False), "
+                            f"got {type(mode).__name__}")
         self.mode = mode
 
-    def __enter__(self):
-        self.prev = (_state.enabled, _state.inference)
+    def _switch_on(self):
         if self.mode:
             _state.enabled = False
             _state.inference = True
-
-    def __exit__(self, *exc):
-        _state.enabled, _state.inference = self.prev
-        return False
 
     def clone(self):
         return self.__class__(self.mode)

@@ -1,77 +1,49 @@
-"""``nn.functional``: the layers' computations as plain functions (chapters 5 and 6).
+"""``nn.functional``: the layers' computations as plain functions (chapters 7 and 10).
 
 Modules hold state (weights, the training flag); the functions here only
 compute.  ``nn.Linear.forward`` is ``F.linear(input, self.weight, self.bias)``,
 ``nn.Dropout.forward`` is ``F.dropout(input, self.p, self.training)``, and so on.
 
-Three of them are single fused ``autograd.Function``s instead of chains of
-small ops, because a training step spends most of its time in them:
-
-* ``linear`` on a batch of vectors: one matrix product plus the bias, with
-  a backward made of three matrix products (with tensor ops under
-  ``create_graph=True``, so it can itself be differentiated);
-* ``cross_entropy`` with class indices: ``log_softmax`` and the negative
-  log-likelihood in one pass, computed stably (the largest logit is
-  subtracted first, so logits of 1000 give finite losses); its gradient is
-  simply ``softmax - one_hot``;
-* ``dropout``: one random mask, multiplied in.
+They record the graph PyTorch records: ``linear`` is an ``AddmmBackward0``
+(input, and the weight through a ``TBackward0``), ``cross_entropy`` is a
+``log_softmax`` followed by ``nll_loss``, ``mse_loss`` is one
+``MseLossBackward0``, batch normalisation one ``NativeBatchNormBackward0``.
 """
 
+import math
 import warnings
 
 import numpy as np
 
 from .._tensor import Tensor
 from .._random import generator
-from ..autograd.function import Function, once_differentiable
+from ..autograd.function import once_differentiable
+from ..ops._common import BuiltinFunction, binary_operands, wrap
+from ..ops.linalg import Addmm
 
 __all__ = ["linear", "relu", "sigmoid", "tanh", "softmax", "log_softmax", "dropout",
-           "mse_loss", "cross_entropy", "nll_loss"]
+           "mse_loss", "cross_entropy", "nll_loss", "batch_norm"]
 
 
 # ----- linear ----------------------------------------------------------------------------
-class _Linear(Function):
-    """``input @ weight.T + bias`` for a 2-D input, in one graph node."""
-
-    _builtin = True
-    _backward_name = "AddmmBackward0"
-
-    @staticmethod
-    def forward(ctx, bias, input, weight):
-        x, w = input._data, weight._data
-        if x.shape[1] != w.shape[1]:
-            raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({x.shape[0]}x{x.shape[1]} and "
-                               f"{w.shape[1]}x{w.shape[0]}): the input's last dim must equal in_features")
-        ctx.save_for_backward(input, weight)
-        out = x @ w.T
-        if bias is not None:
-            out += bias._data
-        return out
-
-    @staticmethod
-    def backward(ctx, grad):
-        input, weight = ctx.saved_tensors
-        need_bias, need_input, need_weight = ctx.needs_input_grad
-        if grad.requires_grad:      # create_graph=True: build the gradient from differentiable ops
-            return (grad.sum(0) if need_bias else None,
-                    grad.mm(weight) if need_input else None,
-                    grad.t().mm(input) if need_weight else None)
-        g = grad._data              # the usual case: the same three products, straight on the arrays
-        return (Tensor._wrap(g.sum(0)) if need_bias else None,
-                Tensor._wrap(g @ weight._data) if need_input else None,
-                Tensor._wrap(g.T @ input._data) if need_weight else None)
-
-
 def linear(input, weight, bias=None):
     """``y = input @ weight.T + bias``: the affine map of ``nn.Linear``.
 
     ``weight`` has shape ``(out_features, in_features)``; ``input`` may have
-    any number of leading dims.
+    any number of leading dims (they are folded into rows, as PyTorch does).
     """
-    if input.ndim == 2 and weight.ndim == 2:
-        return _Linear.apply(bias, input, weight)
-    out = input.matmul(weight.t())
-    return out if bias is None else out + bias
+    if not isinstance(input, Tensor) or not isinstance(weight, Tensor):
+        raise TypeError(f"linear(): argument 'input' and 'weight' must be Tensors, not "
+                        f"{type(input).__name__} and {type(weight).__name__}")
+    if input.ndim == 0:
+        raise RuntimeError(f"both arguments to linear need to be at least 1D, but they are 0D "
+                           f"and {weight.ndim}D")
+    if bias is None:
+        return input.matmul(weight.t())
+    if input.ndim == 2:
+        return Addmm.apply(bias, input, weight.t())
+    rows = input.reshape(-1, input.shape[-1])
+    return Addmm.apply(bias, rows, weight.t()).view(*input.shape[:-1], weight.shape[0])
 
 
 # ----- activations -----------------------------------------------------------------------
@@ -91,74 +63,68 @@ def tanh(input):
 
 
 def _softmax_dim(name, ndim):
-    warnings.warn(f"Implicit dimension choice for {name} has been deprecated. Change the call to "
-                  "include dim=X as an argument.", UserWarning, stacklevel=3)
+    warnings.warn(f"Implicit dimension choice for {name} has been deprecated. Change the call "
+                  "to include dim=X as an argument.", UserWarning, stacklevel=3)
     return 0 if ndim in (0, 1, 3) else 1
 
 
-def softmax(input, dim=None, dtype=None):
-    """``exp(x) / exp(x).sum(dim)``, computed stably.  Pass ``dim``: which axis sums to 1."""
+def softmax(input, dim=None, _stacklevel=3, dtype=None):
+    """``exp(x) / exp(x).sum(dim)``, computed stably.  Pass ``dim``: the axis that sums to 1."""
     if dim is None:
         dim = _softmax_dim("softmax", input.ndim)
-    if dtype is not None:
-        input = input.to(dtype)
-    return input.softmax(dim)
+    return input.softmax(dim, dtype=dtype)
 
 
-def log_softmax(input, dim=None, dtype=None):
+def log_softmax(input, dim=None, _stacklevel=3, dtype=None):
     """``log(softmax(x))`` without overflow: ``x - max - log(sum(exp(x - max)))``."""
     if dim is None:
         dim = _softmax_dim("log_softmax", input.ndim)
-    if dtype is not None:
-        input = input.to(dtype)
-    return input.log_softmax(dim)
+    return input.log_softmax(dim, dtype=dtype)
 
 
 # ----- dropout ---------------------------------------------------------------------------
-class _Dropout(Function):
-    """Multiply by a random mask of 0 and ``1/(1-p)``: expected values are unchanged."""
-
-    _builtin = True
-    _backward_name = "NativeDropoutBackward0"
-
-    @staticmethod
-    def forward(ctx, input, p):
-        x = input._data
-        if p == 1:
-            mask = np.zeros_like(x)
-        else:
-            keep = generator().random(x.shape) >= p
-            mask = keep.astype(x.dtype) / x.dtype.type(1 - p)
-        ctx.mask = Tensor._wrap(mask)
-        return x * mask
-
-    @staticmethod
-    def backward(ctx, grad):
-        return grad * ctx.mask, None
-
-
 def _check_p(p):
-    if p < 0 or p > 1:
+    if not 0 <= p <= 1:
         raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
 
 
 def dropout(input, p=0.5, training=True, inplace=False):
     """In training, zero each element with probability ``p`` and scale the rest by
-    ``1/(1-p)``; otherwise return ``input`` unchanged."""
+    ``1/(1-p)`` (expected values unchanged); otherwise return ``input`` unchanged."""
     _check_p(p)
-    if not training:
+    if not training or p == 0:
         return input
-    out = _Dropout.apply(input, p)
-    return input.copy_(out) if inplace else out
+    if not input.is_floating_point():
+        raise RuntimeError("dropout needs a floating point input; convert with .float()")
+    x = input._data
+    if p == 1:
+        mask = np.zeros_like(x)
+    else:
+        keep = generator().random(x.shape) >= p
+        mask = keep.astype(x.dtype) / x.dtype.type(1 - p)
+    if inplace:
+        return input.mul_(wrap(mask))
+    return input * wrap(mask)
 
 
 # ----- losses ----------------------------------------------------------------------------
 _REDUCTIONS = ("none", "mean", "sum")
 
 
-def _check_reduction(reduction):
+def _reduction(reduction, size_average=None, reduce=None):
+    """The reduction, also from PyTorch's deprecated ``size_average``/``reduce`` flags."""
+    if size_average is not None or reduce is not None:
+        warnings.warn("size_average and reduce args will be deprecated, please use "
+                      "reduction='mean' (or 'sum', 'none') instead.", UserWarning, stacklevel=3)
+        size_average = True if size_average is None else size_average
+        reduce = True if reduce is None else reduce
+        reduction = "none" if not reduce else ("mean" if size_average else "sum")
     if reduction not in _REDUCTIONS:
         raise ValueError(f"{reduction} is not a valid value for reduction")
+    return reduction
+
+
+_check_reduction = _reduction
 
 
 def _reduce(loss, reduction):
@@ -169,73 +135,108 @@ def _reduce(loss, reduction):
     return loss
 
 
-def mse_loss(input, target, reduction="mean"):
-    """Mean (or sum, or none) of ``(input - target) ** 2``."""
-    _check_reduction(reduction)
-    if target.shape != input.shape:
-        warnings.warn(f"Using a target size ({target.shape}) that is different to the input size "
-                      f"({input.shape}). This will likely lead to incorrect results due to "
-                      "broadcasting. Please ensure they have the same size.", UserWarning, stacklevel=2)
-    diff = input - target
-    return _reduce(diff * diff, reduction)
+def _check_float(input, kernel):
+    if not input.is_floating_point():
+        raise NotImplementedError(f'"{kernel}" not implemented for '
+                                  f"'{input.dtype.type_name}': the input must be a floating "
+                                  "point tensor (convert it with .float())")
 
 
-def _log_softmax_rows(x):
-    """Stable log-softmax over the last axis, and the softmax itself (for backward)."""
-    shifted = x - x.max(axis=-1, keepdims=True)
-    exp = np.exp(shifted)
-    total = exp.sum(axis=-1, keepdims=True)
-    return shifted - np.log(total), exp / total
-
-
-class _CrossEntropy(Function):
-    """``log_softmax`` + negative log-likelihood for class-index targets, in one node.
-
-    Per sample ``i`` with class ``t``: ``loss_i = w_t * (logsumexp(x_i) - x_i[t])``
-    and ``d loss_i / d x_i = w_t * (softmax(x_i) - one_hot(t))``.  ``mean``
-    divides by the summed weights of the samples that count.
-    """
-
-    _builtin = True
-    _backward_name = "NllLossBackward0"
+class MseLoss(BuiltinFunction):
+    """``(input - target) ** 2``, reduced, in one node."""
+    _backward_name = "MseLossBackward0"
+    _saved_names = ("self", "target")
 
     @staticmethod
-    def forward(ctx, logits, target, weight, ignore_index, reduction):
-        x, t = logits._data, target._data
-        n = x.shape[0]
-        logp, probs = _log_softmax_rows(x)
+    def forward(ctx, input, target, reduction):
+        ctx.save_for_backward(input, target)
+        ctx.reduction = reduction
+        x, t = binary_operands(input, target)
+        diff = x - t
+        loss = diff * diff
+        if reduction == "mean":
+            return np.asarray(loss.mean(), dtype=loss.dtype)
+        if reduction == "sum":
+            return np.asarray(loss.sum(), dtype=loss.dtype)
+        return loss
+
+    @staticmethod
+    def backward(ctx, grad):
+        input, target = ctx.saved_tensors
+        slope = (input - target) * 2
+        if ctx.reduction == "mean":
+            slope = slope / max(input.numel(), 1)
+        g = slope * grad
+        need_input, need_target = ctx.needs_input_grad[:2]
+        return g if need_input else None, -g if need_target else None, None
+
+
+def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
+    """Mean (or sum, or none) of ``(input - target) ** 2``."""
+    reduction = _reduction(reduction, size_average, reduce)
+    if target.shape != input.shape:
+        warnings.warn(f"Using a target size ({target.shape}) that is different to the input "
+                      f"size ({input.shape}). This will likely lead to incorrect results due "
+                      "to broadcasting. Please ensure they have the same size.", UserWarning,
+                      stacklevel=2)
+        input, target = _broadcast_pair(input, target)
+    if not input.is_floating_point() and not target.is_floating_point():
+        _check_float(input, "mse_cpu")
+    return MseLoss.apply(input, target, reduction)
+
+
+def _broadcast_pair(a, b):
+    try:
+        shape = np.broadcast_shapes(a.shape, b.shape)
+    except ValueError:
+        raise RuntimeError(f"The size of tensor a ({a.shape[-1]}) must match the size of tensor "
+                           f"b ({b.shape[-1]}): input and target shapes {list(a.shape)} and "
+                           f"{list(b.shape)} do not broadcast") from None
+    return a.expand(*shape), b.expand(*shape)
+
+
+class NllLoss(BuiltinFunction):
+    """``-input[i, target_i] * weight[target_i]``, reduced: the negative log-likelihood of
+    the target classes, given log-probabilities ``input`` of shape (N, C)."""
+    _backward_name = "NllLossBackward0"
+    _saved_names = ("self", "target")
+
+    @staticmethod
+    def forward(ctx, input, target, weight, ignore_index, reduction):
+        x, t = input._data, target._data
+        rows = np.arange(x.shape[0])
         counted = t != ignore_index
-        safe_t = np.where(counted, t, 0)
-        w = weight._data[safe_t] if weight is not None else np.ones(n, dtype=x.dtype)
-        w = np.where(counted, w, 0).astype(x.dtype, copy=False)
-        losses = -w * logp[np.arange(n), safe_t]
-        ctx.probs, ctx.target, ctx.weights, ctx.reduction = probs, safe_t, w, reduction
+        safe = np.where(counted, t, 0)
+        w = weight._data[safe] if weight is not None else np.ones(len(t), dtype=x.dtype)
+        w = np.where(counted, w, 0).astype(x.dtype)
+        ctx.rows, ctx.safe, ctx.w, ctx.reduction = rows, safe, w, reduction
+        ctx.shape, ctx.total = x.shape, w.sum()
+        losses = -w * x[rows, safe]
         if reduction == "none":
             return losses
-        if reduction == "sum":
-            return np.asarray(losses.sum(), dtype=x.dtype)
-        ctx.total = w.sum()
-        return np.asarray(losses.sum() / ctx.total, dtype=x.dtype)
+        total = losses.sum()
+        return np.asarray(total / ctx.total if reduction == "mean" else total, dtype=x.dtype)
 
     @staticmethod
-    @once_differentiable
     def backward(ctx, grad):
-        g = grad._data
-        if ctx.reduction == "mean":
-            g = g / ctx.total
-        coeff = (ctx.weights * g)[:, None]
-        d = ctx.probs.copy()
-        d[np.arange(len(d)), ctx.target] -= 1
-        return Tensor._wrap((d * coeff).astype(ctx.probs.dtype, copy=False)), None, None, None, None
+        scale = ctx.w if ctx.reduction == "none" else ctx.w * (
+            1 / ctx.total if ctx.reduction == "mean" else 1)
+        out = np.zeros(ctx.shape, dtype=ctx.w.dtype)
+        out[ctx.rows, ctx.safe] = -scale
+        return grad.unsqueeze(1) * wrap(out) if ctx.reduction == "none" else \
+            grad * wrap(out), None, None, None, None
 
 
 def _check_class_targets(input, target):
-    if target.dtype.is_floating_point or target.dtype.name == "bool":
+    if not isinstance(target, Tensor):
+        raise TypeError(f"target must be a Tensor of class indices, not {type(target).__name__}")
+    if target.dtype.name not in ("int64", "uint8"):
         raise RuntimeError(f"expected target dtype to be Long or Byte, but got "
-                           f"{'Float' if target.dtype.name == 'float32' else target.dtype.name.capitalize()}")
-    if input.shape[0] != target.shape[0]:
+                           f"{target.dtype.type_name}")
+    batch = target.shape[0] if target.ndim else 0
+    if input.shape[0] != batch:
         raise ValueError(f"Expected input batch_size ({input.shape[0]}) to match target "
-                         f"batch_size ({target.shape[0]}).")
+                         f"batch_size ({batch}).")
 
 
 def _check_targets_in_range(target, n_classes, ignore_index):
@@ -245,61 +246,184 @@ def _check_targets_in_range(target, n_classes, ignore_index):
         raise IndexError(f"Target {int(t[bad][0])} is out of bounds.")
 
 
-def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None,
-                  reduction="mean", label_smoothing=0.0):
-    """The classification loss: ``-log softmax(input)[target]``, averaged over the batch.
-
-    ``input``: logits of shape ``(N, C)`` (or ``(C,)`` for one sample).
-    ``target``: class indices (int64) of shape ``(N,)``, or class
-    probabilities of the same shape as ``input``.  ``weight`` rescales each
-    class; targets equal to ``ignore_index`` do not count.
-    """
-    _check_reduction(reduction)
-    if label_smoothing:
-        raise NotImplementedError("minitorch's cross_entropy does not implement label_smoothing")
-    if target.dtype.is_floating_point and target.shape == input.shape:
-        return _cross_entropy_soft(input, target, weight, reduction)
-    if input.ndim == 1:         # a single sample: logits (C,), target ()
-        loss = cross_entropy(input.unsqueeze(0), target.reshape(1), weight, ignore_index=ignore_index,
-                             reduction=reduction)
-        return loss.reshape(()) if reduction == "none" else loss
-    if input.ndim != 2:
-        raise NotImplementedError(f"minitorch's cross_entropy takes (N, C) or (C,) logits, got "
-                                  f"{input.ndim}-D: reshape to (N, C) first")
+def _as_rows(input, target):
+    """(N, C) inputs with (N,) targets: a single sample (C,) becomes one row, and
+    (N, C, d1, ...) inputs become rows of C with their (N, d1, ...) targets flattened.
+    Returns the rows, their targets, and the shape to give a per-element loss back."""
+    if input.ndim == 1:
+        _check_class_targets(input.unsqueeze(0), target.reshape(-1))
+        return input.unsqueeze(0), target.reshape(1), tuple(target.shape)
     _check_class_targets(input, target)
-    _check_targets_in_range(target, input.shape[1], ignore_index)
-    return _CrossEntropy.apply(input, target, weight, ignore_index, reduction)
-
-
-def _cross_entropy_soft(input, target, weight, reduction):
-    """Cross-entropy against class probabilities: ``-(target * log_softmax(input)).sum(class dim)``."""
-    class_dim = 0 if input.ndim == 1 else 1
-    logp = input.log_softmax(class_dim)
-    if weight is not None:
-        shape = [1] * input.ndim
-        shape[class_dim] = -1
-        logp = logp * weight.reshape(*shape)
-    losses = -(target * logp).sum(class_dim)
-    if reduction == "mean" and input.ndim > 1:
-        return losses.sum() / input.shape[0]
-    return _reduce(losses, reduction)
+    if input.ndim == 2:
+        if target.ndim != 1:
+            raise RuntimeError(f"0D or 1D target tensor expected, multi-target not supported")
+        return input, target, None
+    if tuple(target.shape) != tuple(input.shape[:1] + input.shape[2:]):
+        raise RuntimeError(f"Expected target size {list(input.shape[:1] + input.shape[2:])}, "
+                           f"got {list(target.shape)}")
+    rows = input.permute(0, *range(2, input.ndim), 1).reshape(-1, input.shape[1])
+    return rows, target.reshape(-1), tuple(target.shape)
 
 
 def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None,
              reduction="mean"):
-    """Negative log-likelihood of ``target`` classes, given log-probabilities ``input`` (N, C)."""
-    _check_reduction(reduction)
-    _check_class_targets(input, target)
-    _check_targets_in_range(target, input.shape[1], ignore_index)
-    t = target._data
-    counted = t != ignore_index
-    safe_t = np.where(counted, t, 0)
-    w = weight._data[safe_t] if weight is not None else np.ones(len(t), dtype=input._data.dtype)
-    w = Tensor._wrap(np.where(counted, w, 0).astype(input._data.dtype, copy=False))
-    picked = input[Tensor._wrap(np.arange(len(t))), Tensor._wrap(safe_t)]
-    losses = -(picked * w)
-    if reduction == "none":
-        return losses
-    if reduction == "sum":
-        return losses.sum()
-    return losses.sum() / w.sum()
+    """Negative log-likelihood of ``target`` classes, given log-probabilities ``input``."""
+    reduction = _reduction(reduction, size_average, reduce)
+    _check_float(input, "nll_loss_forward_reduce_cuda_kernel_2d_index")
+    rows, labels, layout = _as_rows(input, target)
+    _check_targets_in_range(labels, rows.shape[1], ignore_index)
+    if weight is not None and tuple(weight.shape) != (rows.shape[1],):
+        raise RuntimeError(f"weight tensor should be defined either for all {rows.shape[1]} "
+                           f"classes or no classes but got weight tensor of shape: "
+                           f"{list(weight.shape)}")
+    loss = NllLoss.apply(rows, labels, weight, ignore_index, reduction)
+    if reduction == "none" and layout is not None:
+        return loss.reshape(*layout)
+    return loss
+
+
+def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-100,
+                  reduce=None, reduction="mean", label_smoothing=0.0):
+    """The classification loss: ``-log softmax(input)[target]``, averaged over the batch.
+
+    ``input``: logits of shape ``(N, C)`` (or ``(C,)``, or ``(N, C, d1, ...)``).
+    ``target``: class indices (int64) of shape ``(N,)``, or class probabilities
+    of the same shape as ``input``.  ``weight`` rescales each class; targets
+    equal to ``ignore_index`` do not count; ``label_smoothing`` mixes the target
+    with the uniform distribution.
+    """
+    reduction = _reduction(reduction, size_average, reduce)
+    _check_float(input, "log_softmax_lastdim_kernel_impl")
+    if not 0.0 <= label_smoothing <= 1.0:
+        raise RuntimeError(f"label_smoothing must be between 0.0 and 1.0. Got: "
+                           f"{label_smoothing}")
+    class_dim = 0 if input.ndim == 1 else 1
+    logp = input.log_softmax(class_dim)
+    if target.dtype.is_floating_point and target.shape == input.shape:
+        return _soft_cross_entropy(logp, target, weight, reduction, label_smoothing, class_dim)
+    loss = nll_loss(logp, target, weight, ignore_index=ignore_index, reduction=reduction)
+    if not label_smoothing:
+        return loss
+    return _smoothed(loss, logp, target, weight, ignore_index, reduction, label_smoothing,
+                     class_dim)
+
+
+def _class_weights(weight, logp, class_dim):
+    shape = [1] * logp.ndim
+    shape[class_dim] = -1
+    return weight.reshape(*shape)
+
+
+def _soft_cross_entropy(logp, target, weight, reduction, smoothing, class_dim):
+    """Cross-entropy against class probabilities: ``-(target * logp).sum(class dim)``."""
+    if target.shape != logp.shape:
+        raise RuntimeError(f"Expected target size {list(logp.shape)}, got {list(target.shape)}")
+    n_classes = logp.shape[class_dim]
+    if smoothing:
+        target = target * (1 - smoothing) + smoothing / n_classes
+    if weight is not None:
+        logp = logp * _class_weights(weight, logp, class_dim)
+    losses = -(target * logp).sum(class_dim)
+    if reduction == "mean":
+        return losses.sum() / (logp.shape[0] if logp.ndim > 1 else 1) if logp.ndim > 1 \
+            else losses
+    return _reduce(losses, reduction)
+
+
+def _smoothed(nll, logp, target, weight, ignore_index, reduction, smoothing, class_dim):
+    """``(1 - s) * nll + s * (the loss against the uniform distribution)``."""
+    n_classes = logp.shape[class_dim]
+    weighted = logp * _class_weights(weight, logp, class_dim) if weight is not None else logp
+    uniform = -weighted.sum(class_dim) / n_classes
+    counted = (target != ignore_index)
+    uniform = uniform.masked_fill(~counted, 0.0)
+    if reduction == "mean":
+        if weight is not None:
+            denominator = weight[target.masked_fill(~counted, 0)].masked_fill(~counted, 0).sum()
+        else:
+            denominator = counted.sum()
+        uniform = uniform.sum() / denominator
+    elif reduction == "sum":
+        uniform = uniform.sum()
+    return nll * (1 - smoothing) + uniform * smoothing
+
+
+# ----- batch normalisation ----------------------------------------------------------------
+class NativeBatchNorm(BuiltinFunction):
+    """Normalise each channel (dim 1) with the given statistics, then scale by ``weight``
+    and shift by ``bias``: one node, as in PyTorch.  In training the statistics are the
+    batch's own, so the gradient also flows through them."""
+    _backward_name = "NativeBatchNormBackward0"
+    _saved_names = ("input", "weight")
+
+    @staticmethod
+    def forward(ctx, input, weight, bias, mean, var, eps, training):
+        x = input._data
+        ctx.dims = (0,) + tuple(range(2, x.ndim))
+        ctx.shape = (1, -1) + (1,) * (x.ndim - 2)
+        ctx.inv_std = (1 / np.sqrt(var + eps)).reshape(ctx.shape)
+        ctx.normalized = (x - mean.reshape(ctx.shape)) * ctx.inv_std
+        ctx.training = training
+        ctx.save_for_backward(input, weight)
+        out = ctx.normalized
+        if weight is not None:
+            out = out * weight._data.reshape(ctx.shape)
+        if bias is not None:
+            out = out + bias._data.reshape(ctx.shape)
+        return out.astype(x.dtype, copy=False)
+
+    @staticmethod
+    @once_differentiable
+    def backward(ctx, grad):
+        input, weight = ctx.saved_tensors
+        need_input, need_weight, need_bias = ctx.needs_input_grad[:3]
+        g, dims, xhat = grad._data, ctx.dims, ctx.normalized
+        grad_input = grad_weight = grad_bias = None
+        if need_input:
+            gx = g * weight._data.reshape(ctx.shape) if weight is not None else g
+            if ctx.training:        # the batch's mean and variance depend on the input too
+                gx = (gx - gx.mean(axis=dims, keepdims=True)
+                      - xhat * (gx * xhat).mean(axis=dims, keepdims=True))
+            grad_input = wrap((gx * ctx.inv_std).astype(g.dtype, copy=False))
+        if need_weight:
+            grad_weight = wrap((g * xhat).sum(axis=dims).astype(g.dtype, copy=False))
+        if need_bias:
+            grad_bias = wrap(g.sum(axis=dims).astype(g.dtype, copy=False))
+        return grad_input, grad_weight, grad_bias, None, None, None, None
+
+
+def batch_norm(input, running_mean, running_var, weight=None, bias=None, training=False,
+               momentum=0.1, eps=1e-5):
+    """Batch normalisation over dim 1 of ``(N, C, ...)``: with the batch's statistics in
+    training (also blending them into ``running_mean``/``running_var`` when given), with
+    the running ones otherwise."""
+    _check_float(input, "batch_norm")
+    if input.ndim < 2:
+        raise ValueError(f"expected 2D or 3D input (got {input.ndim}D input)")
+    x = input._data
+    if training:
+        dims = (0,) + tuple(range(2, x.ndim))
+        count = x.size // max(x.shape[1], 1)
+        if count <= 1:
+            raise ValueError(f"Expected more than 1 value per channel when training, got input "
+                             f"size {input.shape}")
+        mean, var = x.mean(axis=dims), x.var(axis=dims)
+        if running_mean is not None:
+            _blend(running_mean, mean, momentum)
+            _blend(running_var, var * (count / (count - 1)), momentum)
+    else:
+        if running_mean is None or running_var is None:
+            raise RuntimeError("running_mean and running_var must be defined in evaluation "
+                               "mode")
+        mean, var = running_mean._data, running_var._data
+    if mean.shape != (x.shape[1],):
+        raise RuntimeError(f"running_mean should contain {x.shape[1]} elements not "
+                           f"{mean.shape[0] if mean.ndim else 1}")
+    return NativeBatchNorm.apply(input, weight, bias, mean, var, eps, training)
+
+
+def _blend(running, batch_value, momentum):
+    """``running = (1 - momentum) * running + momentum * batch_value``, in place."""
+    running._data *= 1 - momentum
+    running._data += momentum * batch_value.astype(running._data.dtype)
+    running._version_counter.bump()

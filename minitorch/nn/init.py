@@ -24,7 +24,7 @@ __all__ = ["calculate_gain", "uniform_", "normal_", "constant_", "zeros_", "ones
 def _fill(tensor, values):
     """Write ``values`` into ``tensor``'s memory and count it as an in-place change."""
     tensor._data[...] = values
-    tensor._version_counter[0] += 1
+    tensor._version_counter.bump()
     return tensor
 
 

@@ -1,158 +1,203 @@
-"""In-place ops: ``add_``, ``sub_``, ``mul_``, ``div_``, ``zero_``, ``fill_``, ``copy_`` (chapter 3).
+"""In-place ops: ``add_``, ``sub_``, ``mul_``, ``div_``, ``zero_``, ``fill_``, ``copy_`` (chapter 5).
 
 An in-place op overwrites its input's memory.  It marks that input dirty
 (``ctx.mark_dirty``), so ``Function.apply`` bumps the version counter that
 the tensor shares with its views, and, when recording, makes the node the
 tensor's new ``grad_fn``.  Saved tensors remember the version they were saved
 at, and backward refuses to use one that has changed since.
+
+Before touching any memory, :func:`check_in_place` refuses what autograd
+could not follow, so a refused op leaves the tensor as it was.
 """
 
 import numpy as np
 
+from .._dtype import can_cast, result_type
 from .._tensor import Tensor
-from .arithmetic import Builtin
-from ._util import broadcast_error, unbroadcast
+from ..autograd import grad_mode
+from ..autograd.function import leaf_in_place_error
+from ._common import BuiltinFunction, broadcast_error, unbroadcast, wrap
+
+__all__ = ["AddInplace", "SubInplace", "MulInplace", "DivInplace", "Fill", "Zero", "Copy",
+           "check_in_place", "in_place"]
 
 
-class InplaceBuiltin(Builtin):
+def check_in_place(t, *others):
+    """Refuse an in-place change that autograd cannot follow, before any memory is touched."""
+    if t._is_inference and not grad_mode.is_inference_mode_enabled():
+        raise RuntimeError("Inplace update to inference tensor outside InferenceMode is not "
+                           "allowed. You can make a clone to get a normal tensor before doing "
+                           "inplace update.")
+    if not grad_mode.is_grad_enabled():
+        return
+    involved = t._requires_grad or any(isinstance(o, Tensor) and o._requires_grad for o in others)
+    if t._grad_fn is None and t._requires_grad:
+        raise leaf_in_place_error("is being")
+    if t._base is not None and involved:
+        base = t._base
+        if base._grad_fn is None and base._requires_grad:
+            raise RuntimeError("a view of a leaf Variable that requires grad is being used in "
+                               "an in-place operation. Do it under minitorch.no_grad() or work "
+                               "on a clone.")
+        if base._requires_grad:
+            raise RuntimeError(
+                "minitorch does not support in-place operations on a view of a tensor that is "
+                "part of the autograd graph (PyTorch rewrites the base tensor's graph for "
+                "this). Use the out-of-place operation, or clone() the base tensor first.")
+
+
+def _fits(t, other):
+    """``other`` may be combined into ``t`` in place: same shape after broadcasting, and a
+    result type that ``t``'s dtype can hold."""
+    shape = other._data.shape if isinstance(other, Tensor) else ()
+    try:
+        broadcast = np.broadcast_shapes(t._data.shape, shape)
+    except ValueError:
+        raise broadcast_error(t._data, np.empty(shape)) from None
+    if broadcast != t._data.shape:
+        raise RuntimeError(f"output with shape {list(t._data.shape)} doesn't match the "
+                           f"broadcast shape {list(broadcast)}")
+    produced = result_type(t, other)
+    if not can_cast(produced, t.dtype):
+        raise RuntimeError(f"result type {produced.type_name} can't be cast to the desired "
+                           f"output type {t.dtype.type_name}")
+
+
+def in_place(function, t, other, name):
+    """``t.<name>_(other)``: checked first, then applied."""
+    if not isinstance(other, (Tensor, bool, int, float)):
+        raise TypeError(f"{name}(): argument 'other' (position 1) must be Tensor, not "
+                        f"{type(other).__name__}")
+    _fits(t, other)
+    check_in_place(t, other)
+    return function.apply(t, other)
+
+
+def _values(other, dtype):
+    return other._data.astype(dtype, copy=False) if isinstance(other, Tensor) else other
+
+
+class InPlaceOp(BuiltinFunction):
     """Base of the in-place ops: forward changes its first argument and marks it dirty."""
-    _in_place = True
 
 
-def _operand(x):
-    return x._data if isinstance(x, Tensor) else x
-
-
-def _check_fits(a, b):
-    """The result of an in-place op must keep ``a``'s shape: ``b`` may broadcast to ``a`` only."""
-    shape = np.shape(b)
-    try:
-        if np.broadcast_shapes(a.shape, shape) != a.shape:
-            raise ValueError
-    except ValueError:
-        raise RuntimeError(
-            f"output with shape {list(a.shape)} doesn't match the broadcast shape "
-            f"{list(np.broadcast_shapes(a.shape, shape)) if _broadcasts(a.shape, shape) else list(shape)}"
-            ": an in-place operation cannot change the shape of its tensor") from None
-
-
-def _broadcasts(s1, s2):
-    try:
-        np.broadcast_shapes(s1, s2)
-        return True
-    except ValueError:
-        return False
-
-
-def _apply_inplace(op, a, b):
-    x = a._data
-    y = _operand(b)
-    if np.shape(y) != x.shape:
-        _check_fits(x, y)
-    if x.dtype.kind != "f" and np.result_type(x, y).kind == "f":
-        raise RuntimeError(f"result type Float can't be cast to the desired output type "
-                           f"{'Long' if x.dtype.kind == 'i' else 'Bool'}: in-place ops keep the dtype")
-    op(x, y, out=x, casting="unsafe")
-
-
-class AddInplace(InplaceBuiltin):
+class AddInplace(InPlaceOp):
     _backward_name = "AddBackward0"
+    _wraps_numbers = True
 
     @staticmethod
     def forward(ctx, a, b):
         ctx.other_shape = b.shape if isinstance(b, Tensor) else None
-        _apply_inplace(np.add, a, b)
+        np.add(a._data, _values(b, a._data.dtype), out=a._data, casting="unsafe")
         ctx.mark_dirty(a)
         return a
 
     @staticmethod
     def backward(ctx, grad):
-        gb = unbroadcast(grad, ctx.other_shape) if ctx.other_shape is not None else None
-        return grad, gb
+        need_b = ctx.needs_input_grad[1]
+        return grad, unbroadcast(grad, ctx.other_shape) if need_b else None
 
 
-class SubInplace(InplaceBuiltin):
+class SubInplace(InPlaceOp):
     _backward_name = "SubBackward0"
+    _wraps_numbers = True
 
     @staticmethod
     def forward(ctx, a, b):
         ctx.other_shape = b.shape if isinstance(b, Tensor) else None
-        _apply_inplace(np.subtract, a, b)
+        np.subtract(a._data, _values(b, a._data.dtype), out=a._data, casting="unsafe")
         ctx.mark_dirty(a)
         return a
 
     @staticmethod
     def backward(ctx, grad):
-        gb = unbroadcast(-grad, ctx.other_shape) if ctx.other_shape is not None else None
-        return grad, gb
+        need_b = ctx.needs_input_grad[1]
+        return grad, unbroadcast(-grad, ctx.other_shape) if need_b else None
 
 
-class MulInplace(InplaceBuiltin):
-    """``a *= b``: the gradient needs the *old* ``a``, so it is kept (as a copy) when b needs grad."""
+class MulInplace(InPlaceOp):
+    """``a *= b``: the gradient for ``b`` needs the *old* ``a``, kept as a copy if needed."""
     _backward_name = "MulBackward0"
-    _saved_names = ("other",)
+    _wraps_numbers = True
 
     @staticmethod
     def forward(ctx, a, b):
         if isinstance(b, Tensor):
-            ctx.save_for_backward(b)
-            ctx.old_self = Tensor._wrap(a._data.copy()) if ctx.needs_input_grad[1] else None
+            old_a = wrap(a._data.copy()) if ctx.needs_input_grad[1] else None
+            ctx.save_for_backward(b, old_a)
         else:
-            ctx.scalar = b
-        _apply_inplace(np.multiply, a, b)
+            ctx.number = b
+        np.multiply(a._data, _values(b, a._data.dtype), out=a._data, casting="unsafe")
         ctx.mark_dirty(a)
         return a
 
     @staticmethod
     def backward(ctx, grad):
-        if "scalar" in ctx.__dict__:
-            return grad * ctx.scalar, None
-        b, = ctx.saved_tensors
-        ga = grad * b if ctx.needs_input_grad[0] else None
-        gb = unbroadcast(grad * ctx.old_self, b._data.shape) if ctx.needs_input_grad[1] else None
-        return ga, gb
+        if "number" in ctx.__dict__:
+            return grad * ctx.number, None
+        b, old_a = ctx.saved_tensors
+        need_a, need_b = ctx.needs_input_grad
+        return (grad * b if need_a else None,
+                unbroadcast(grad * old_a, b.shape) if need_b else None)
 
 
-class DivInplace(InplaceBuiltin):
+class DivInplace(InPlaceOp):
     _backward_name = "DivBackward0"
-    _saved_names = ("other",)
+    _wraps_numbers = True
 
     @staticmethod
     def forward(ctx, a, b):
+        if not a.dtype.is_floating_point:
+            raise RuntimeError(f"result type Float can't be cast to the desired output type "
+                               f"{a.dtype.type_name}")
         if isinstance(b, Tensor):
-            ctx.save_for_backward(b)
-            ctx.old_self = Tensor._wrap(a._data.copy()) if ctx.needs_input_grad[1] else None
+            old_a = wrap(a._data.copy()) if ctx.needs_input_grad[1] else None
+            ctx.save_for_backward(b, old_a)
         else:
-            ctx.scalar = b
-        _apply_inplace(np.true_divide, a, b)
+            ctx.number = b
+        np.true_divide(a._data, _values(b, a._data.dtype), out=a._data, casting="unsafe")
         ctx.mark_dirty(a)
         return a
 
     @staticmethod
     def backward(ctx, grad):
-        if "scalar" in ctx.__dict__:
-            return grad / ctx.scalar, None
-        b, = ctx.saved_tensors
-        ga = grad / b if ctx.needs_input_grad[0] else None
-        gb = unbroadcast(-grad * ctx.old_self / (b * b), b._data.shape) if ctx.needs_input_grad[1] else None
-        return ga, gb
+        if "number" in ctx.__dict__:
+            return grad / ctx.number, None
+        b, old_a = ctx.saved_tensors
+        need_a, need_b = ctx.needs_input_grad
+        return (grad / b if need_a else None,
+                unbroadcast(-grad * old_a / (b * b), b.shape) if need_b else None)
 
 
-class Fill(InplaceBuiltin):
-    _backward_name = "FillBackward2"
+class Fill(InPlaceOp):
+    """Every element set to one value (a number, or a 0-d tensor that may require grad)."""
+    _backward_name = "FillBackward0"
 
     @staticmethod
     def forward(ctx, a, value):
-        a._data[...] = _operand(value)
+        a._data[...] = value._data if isinstance(value, Tensor) else value
         ctx.mark_dirty(a)
         return a
 
     @staticmethod
     def backward(ctx, grad):
-        return grad * 0, None
+        grad_value = grad.sum() if ctx.needs_input_grad[1] else None
+        return grad * 0, grad_value
 
 
-class Zero(InplaceBuiltin):
+def fill_(t, value):
+    if isinstance(value, Tensor):
+        if value.ndim != 0:
+            raise RuntimeError(f"fill_ only supports 0-dimension value tensor but got tensor "
+                               f"with {value.ndim} dimensions.")
+    elif not isinstance(value, (bool, int, float, np.generic)):
+        raise TypeError(f"fill_(): argument 'value' must be Number or a 0-d Tensor, not "
+                        f"{type(value).__name__}")
+    check_in_place(t, value)
+    return Fill.apply(t, value)
+
+
+class Zero(InPlaceOp):
     _backward_name = "ZeroBackward0"
 
     @staticmethod
@@ -166,7 +211,8 @@ class Zero(InplaceBuiltin):
         return grad * 0
 
 
-class Copy(InplaceBuiltin):
+class Copy(InPlaceOp):
+    """``a.copy_(src)``: ``src``'s values (broadcast, converted to ``a``'s dtype) into ``a``."""
     _backward_name = "CopyBackwards"
 
     @staticmethod
@@ -174,14 +220,26 @@ class Copy(InplaceBuiltin):
         try:
             np.copyto(a._data, src._data, casting="unsafe")
         except ValueError:
-            raise broadcast_error(a._data, src._data) from None
-        ctx.src_shape, ctx.src_dtype = src.shape, src._data.dtype
+            raise RuntimeError(f"output with shape {list(a.shape)} doesn't match the broadcast "
+                               f"shape {list(src.shape)}: copy_ needs a source that broadcasts "
+                               "to the destination's shape") from None
+        ctx.src_shape, ctx.src_dtype = src.shape, src.dtype
         ctx.mark_dirty(a)
         return a
 
     @staticmethod
     def backward(ctx, grad):
-        g = unbroadcast(grad, ctx.src_shape)
-        if g._data.dtype != ctx.src_dtype:
-            g = g.to(dtype=g._dtype_from_numpy(ctx.src_dtype))
-        return grad * 0, g
+        grad_src = None
+        if ctx.needs_input_grad[1]:
+            grad_src = unbroadcast(grad, ctx.src_shape).to(ctx.src_dtype)
+        return grad * 0, grad_src
+
+
+def copy_(t, src):
+    if not isinstance(src, Tensor):
+        raise TypeError(f"copy_(): argument 'other' (position 1) must be Tensor, not "
+                        f"{type(src).__name__}")
+    if src is t:
+        return t
+    check_in_place(t, src)
+    return Copy.apply(t, src)

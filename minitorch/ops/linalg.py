@@ -1,117 +1,232 @@
-"""Matrix products: ``@``, ``matmul``, ``mm`` (chapters 4 and 6).
+"""Matrix products: ``@``, ``matmul``, ``mm``, ``addmm`` (chapters 6 and 10).
 
 For ``C = A @ B`` the gradients are ``dA = dC @ B.T`` and ``dB = A.T @ dC``:
-the same products, transposed.  ``matmul`` also handles vectors (a dot
-product, a matrix-vector product) and batches of matrices.
+the same products, transposed.  ``matmul`` handles vectors and batches by
+reshaping them into these products, the way PyTorch does, so its graph has
+PyTorch's nodes (``MvBackward0``, ``MmBackward0``, ``BmmBackward0``...).
 """
 
 import numpy as np
 
-from .arithmetic import Builtin
-from ._util import unbroadcast
+from .._tensor import Tensor
+from ._common import BuiltinFunction, wrap
+
+__all__ = ["Mm", "Mv", "Dot", "Bmm", "Addmm", "matmul", "mm", "bmm", "addmm"]
+
+_C_TYPE_NAMES = {"float32": "float", "float64": "double", "int64": "long int", "int32": "int",
+                 "int16": "short int", "int8": "signed char", "uint8": "unsigned char",
+                 "bool": "bool", "float16": "c10::Half"}
 
 
-def _shape_str(shape):
+def _shape_text(shape):
     return "x".join(str(s) for s in shape)
 
 
-class Mm(Builtin):
-    """Product of two matrices."""
+def _same_dtype(a, b, what="expected m1 and m2 to have the same dtype, but got: {} != {}"):
+    if a._data.dtype != b._data.dtype:
+        raise RuntimeError(what.format(_C_TYPE_NAMES[a.dtype.name], _C_TYPE_NAMES[b.dtype.name]))
+    if a.dtype.name == "bool":
+        raise RuntimeError('"addmm_impl_cpu_" not implemented for \'Bool\': matrix products '
+                           "of bool tensors are not supported; convert with .long() or .float()")
+
+
+class Mm(BuiltinFunction):
+    """The product of two matrices."""
     _backward_name = "MmBackward0"
-    _saved_names = ("self", "mat2")
+    _saved_names = ("mat2", "self")
 
     @staticmethod
     def forward(ctx, a, b):
-        x, y = a._data, b._data
-        if x.ndim != 2 or y.ndim != 2:
-            raise RuntimeError(f"mm expects two 2-D tensors, got {x.ndim}-D and {y.ndim}-D; "
-                               "use matmul (the @ operator) for vectors and batches")
-        if x.shape[1] != y.shape[0]:
+        if a.ndim != 2:
+            raise RuntimeError("self must be a matrix")
+        if b.ndim != 2:
+            raise RuntimeError("mat2 must be a matrix")
+        _same_dtype(a, b)
+        if a.shape[1] != b.shape[0]:
             raise RuntimeError(
-                f"mat1 and mat2 shapes cannot be multiplied ({_shape_str(x.shape)} and "
-                f"{_shape_str(y.shape)}): the columns of the first must equal the rows of the second")
-        ctx.save_for_backward(a, b)
-        return _matmul(x, y)
+                f"mat1 and mat2 shapes cannot be multiplied ({_shape_text(a.shape)} and "
+                f"{_shape_text(b.shape)}): the columns of the first must equal the rows of "
+                "the second")
+        need_a, need_b = ctx.needs_input_grad
+        ctx.save_for_backward(b if need_a else None, a if need_b else None)
+        return a._data @ b._data
 
     @staticmethod
     def backward(ctx, grad):
-        a, b = ctx.saved_tensors
-        need_a, need_b = ctx.needs_input_grad
-        return (grad.mm(b.t()) if need_a else None,
-                a.t().mm(grad) if need_b else None)
+        ### BEGIN SOLUTION 6.5
+        b, a = ctx.saved_tensors
+        grad_a = grad.mm(b.t()) if b is not None else None
+        grad_b = a.t().mm(grad) if a is not None else None
+        ### END SOLUTION 6.5
+        return grad_a, grad_b
 
 
-def _matmul(x, y):
-    out = x @ y
-    if out.dtype != x.dtype and x.dtype.kind == "f" and y.dtype.kind == "f":
-        out = out.astype(np.promote_types(x.dtype, y.dtype), copy=False)
-    return out
-
-
-class Matmul(Builtin):
-    """``a @ b`` for any dims: vectors, matrices and broadcast batches of matrices."""
-    _backward_name = "MatmulBackward"
-    _saved_names = ("self", "other")
-
-    @staticmethod
-    def forward(ctx, a, b):
-        x, y = a._data, b._data
-        if x.ndim == 0 or y.ndim == 0:
-            raise RuntimeError("both arguments to matmul need to be at least 1D, but they are "
-                               f"{x.ndim}D and {y.ndim}D; use * to multiply by a scalar")
-        k_x = x.shape[-1]
-        k_y = y.shape[0] if y.ndim == 1 else y.shape[-2]
-        if k_x != k_y:
-            raise RuntimeError(
-                f"mat1 and mat2 shapes cannot be multiplied ({_shape_str(x.shape)} and "
-                f"{_shape_str(y.shape)}): the last dim of the first must equal the "
-                "second-to-last dim of the second")
-        ctx.save_for_backward(a, b)
-        try:
-            return _matmul(x, y)
-        except ValueError:
-            raise RuntimeError(f"batch dims of {list(x.shape)} and {list(y.shape)} do not broadcast") from None
-
-    @staticmethod
-    def backward(ctx, grad):
-        a, b = ctx.saved_tensors
-        need_a, need_b = ctx.needs_input_grad
-        # Promote vectors to matrices, use the matrix rule, then undo the promotion.
-        a2 = a.unsqueeze(0) if a.ndim == 1 else a
-        b2 = b.unsqueeze(-1) if b.ndim == 1 else b
-        sa, sb = a2._data.shape, b2._data.shape
-        g = grad.reshape(np.broadcast_shapes(sa[:-2], sb[:-2]) + (sa[-2], sb[-1]))
-        ga = gb = None
-        if need_a:
-            ga = g @ b2.transpose(-1, -2)
-            ga = ga.reshape(ga.shape[:-2] + (ga.shape[-1],)) if a.ndim == 1 else ga
-            ga = unbroadcast(ga, a._data.shape)
-        if need_b:
-            gb = a2.transpose(-1, -2) @ g
-            gb = gb.reshape(gb.shape[:-1]) if b.ndim == 1 else gb
-            gb = unbroadcast(gb, b._data.shape)
-        return ga, gb
-
-
-class Dot(Matmul):
-    _backward_name = "DotBackward0"
-
-
-class Mv(Matmul):
+class Mv(BuiltinFunction):
+    """A matrix times a vector."""
     _backward_name = "MvBackward0"
+    _saved_names = ("vec", "self")
+
+    @staticmethod
+    def forward(ctx, a, v):
+        _same_dtype(a, v)
+        if a.shape[1] != v.shape[0]:
+            raise RuntimeError(f"size mismatch, got input ({a.shape[0]}), mat "
+                               f"({_shape_text(a.shape)}), vec ({v.shape[0]})")
+        ctx.save_for_backward(v, a)
+        return a._data @ v._data
+
+    @staticmethod
+    def backward(ctx, grad):
+        v, a = ctx.saved_tensors
+        need_a, need_v = ctx.needs_input_grad
+        return (grad.unsqueeze(1).mm(v.unsqueeze(0)) if need_a else None,
+                a.t().mv(grad) if need_v else None)
 
 
-class BatchMatmul(Matmul):
+class Dot(BuiltinFunction):
+    """The dot product of two vectors."""
+    _backward_name = "DotBackward0"
+    _saved_names = ("tensor", "self")
+
+    @staticmethod
+    def forward(ctx, a, b):
+        if a._data.dtype != b._data.dtype:
+            raise RuntimeError(f"dot : expected both vectors to have same dtype, but found "
+                               f"{a.dtype.type_name} and {b.dtype.type_name}")
+        if a.shape[0] != b.shape[0]:
+            raise RuntimeError(
+                f"inconsistent tensor size, expected tensor [{a.shape[0]}] and src "
+                f"[{b.shape[0]}] to have the same number of elements, but got {a.shape[0]} "
+                f"and {b.shape[0]} elements respectively")
+        ctx.save_for_backward(b, a)
+        return np.asarray(a._data @ b._data)
+
+    @staticmethod
+    def backward(ctx, grad):
+        b, a = ctx.saved_tensors
+        need_a, need_b = ctx.needs_input_grad
+        return grad * b if need_a else None, grad * a if need_b else None
+
+
+class Bmm(BuiltinFunction):
+    """A batch of matrix products: ``(B, n, k) @ (B, k, m)``."""
     _backward_name = "BmmBackward0"
+    _saved_names = ("mat2", "self")
+
+    @staticmethod
+    def forward(ctx, a, b):
+        if a.ndim != 3 or b.ndim != 3:
+            raise RuntimeError(f"batch1 must be a 3D tensor" if a.ndim != 3 else
+                               "batch2 must be a 3D tensor")
+        _same_dtype(a, b)
+        if a.shape[0] != b.shape[0] or a.shape[2] != b.shape[1]:
+            raise RuntimeError(f"Expected size for first two dimensions of batch2 tensor to be: "
+                               f"[{a.shape[0]}, {a.shape[2]}] but got: [{b.shape[0]}, "
+                               f"{b.shape[1]}].")
+        ctx.save_for_backward(b, a)
+        return a._data @ b._data
+
+    @staticmethod
+    def backward(ctx, grad):
+        b, a = ctx.saved_tensors
+        need_a, need_b = ctx.needs_input_grad
+        return (grad.bmm(b.transpose(1, 2)) if need_a else None,
+                a.transpose(1, 2).bmm(grad) if need_b else None)
+
+
+class Addmm(BuiltinFunction):
+    """``bias + a @ b`` in one node: what ``nn.Linear`` records (with ``b = weight.t()``)."""
+    _backward_name = "AddmmBackward0"
+    _saved_names = ("mat2", "mat1")
+
+    @staticmethod
+    def forward(ctx, bias, a, b):
+        _same_dtype(a, b, "mat1 and mat2 must have the same dtype, but got {} and {}")
+        if a.shape[1] != b.shape[0]:
+            raise RuntimeError(
+                f"mat1 and mat2 shapes cannot be multiplied ({_shape_text(a.shape)} and "
+                f"{_shape_text(b.shape)})")
+        need_bias, need_a, need_b = ctx.needs_input_grad
+        ctx.save_for_backward(b if need_a else None, a if need_b else None)
+        ctx.bias_shape = bias.shape
+        out = a._data @ b._data
+        out += bias._data
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):
+        b, a = ctx.saved_tensors
+        need_bias = ctx.needs_input_grad[0]
+        return (grad.sum_to_size(ctx.bias_shape) if need_bias else None,
+                grad.mm(b.t()) if b is not None else None,
+                a.t().mm(grad) if a is not None else None)
+
+
+# ----- matmul: the general product, built from the ones above -------------------------------
+def mm(a, b):
+    return Mm.apply(a, b)
+
+
+def bmm(a, b):
+    return Bmm.apply(a, b)
+
+
+def addmm(bias, a, b):
+    return Addmm.apply(bias, a, b)
 
 
 def matmul(a, b):
-    """``a @ b``, recorded under the node name PyTorch uses for those dims."""
+    """``a @ b`` for any dims: vectors, matrices and broadcast batches of matrices."""
+    if not isinstance(b, Tensor):
+        raise TypeError(f"matmul(): argument 'other' must be Tensor, not {type(b).__name__}")
     na, nb = a.ndim, b.ndim
-    if na == 2 and nb == 2:
-        return Mm.apply(a, b)
+    if na == 0 or nb == 0:
+        raise RuntimeError(f"both arguments to matmul need to be at least 1D, but they are "
+                           f"{na}D and {nb}D")
     if na == 1 and nb == 1:
         return Dot.apply(a, b)
     if na == 2 and nb == 1:
         return Mv.apply(a, b)
-    return BatchMatmul.apply(a, b) if na > 2 or nb > 2 else Matmul.apply(a, b)
+    if na == 1 and nb == 2:
+        return Mm.apply(a.unsqueeze(0), b).squeeze(0)
+    if na == 2 and nb == 2:
+        return Mm.apply(a, b)
+    if na >= 3 and nb <= 2:
+        return _fold_batch_into_rows(a, b)
+    return _batched(a, b)
+
+
+def _fold_batch_into_rows(a, b):
+    """``(..., n, k) @ (k, m)``: one matrix product over all the rows, then the batch back."""
+    k = a.shape[-1]
+    rows = a.reshape(-1, k)
+    if b.ndim == 1:
+        return rows.mv(b)._unsafe_view(a.shape[:-1])
+    return rows.mm(b)._unsafe_view(a.shape[:-1] + (b.shape[-1],))
+
+
+def _batched(a, b):
+    """Broadcast the batch dims, then one ``bmm`` over the flattened batch."""
+    a2 = a.unsqueeze(0) if a.ndim == 1 else a
+    b2 = b.unsqueeze(-1) if b.ndim == 1 else b
+    if a2.shape[-1] != b2.shape[-2]:
+        raise RuntimeError(
+            f"Expected size for first two dimensions of batch2 tensor to be: "
+            f"[{int(np.prod(a2.shape[:-2]))}, {a2.shape[-1]}] but got: "
+            f"[{int(np.prod(b2.shape[:-2]))}, {b2.shape[-2]}].")
+    try:
+        batch = np.broadcast_shapes(a2.shape[:-2], b2.shape[:-2])
+    except ValueError:
+        raise RuntimeError(f"The size of tensor a must match the size of tensor b in the batch "
+                           f"dimensions: {list(a.shape)} and {list(b.shape)} do not "
+                           "broadcast") from None
+    n, k, m = a2.shape[-2], a2.shape[-1], b2.shape[-1]
+    flat = int(np.prod(batch))
+    left = a2.expand(*batch, n, k).reshape(flat, n, k)
+    right = b2.expand(*batch, k, m).reshape(flat, k, m)
+    out_shape = tuple(batch) + ((n,) if a.ndim > 1 else ()) + ((m,) if b.ndim > 1 else ())
+    return left.bmm(right)._unsafe_view(out_shape)
+
+
+def _wrap_result(array):
+    return wrap(array)

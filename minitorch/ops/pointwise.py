@@ -1,4 +1,4 @@
-"""Elementwise math: exp, log, sqrt, abs, relu, sigmoid, tanh, clamp, masked_fill (chapters 3 and 4).
+"""Elementwise math: exp, log, sqrt, abs, relu, sigmoid, tanh, clamp, where (chapters 5 and 6).
 
 Each saves what its derivative needs and nothing more.  ``exp``, ``sqrt``,
 ``sigmoid`` and ``tanh`` save their *result* (``grad_fn._saved_result``): the
@@ -6,40 +6,48 @@ derivative is cheapest written in terms of the output.  The others save their
 input (``grad_fn._saved_self``).  At points where the function has no
 derivative, the values follow PyTorch: relu'(0) = 0, abs'(0) = 0,
 sqrt'(0) = inf.
+
+Functions that are only defined on real numbers (exp, log, sigmoid...) give
+a floating point result for an integer tensor, of the default dtype.
 """
 
 import numpy as np
 
+from .._dtype import result_type
 from .._tensor import Tensor
-from .arithmetic import Builtin, Elementwise
+from ._common import (BuiltinFunction, as_float, binary_operands, broadcast_error, unbroadcast,
+                      wrap)
 
-wrap = Tensor._wrap
+__all__ = ["Exp", "Log", "Sqrt", "Abs", "Sign", "Relu", "Sigmoid", "Tanh", "Clamp", "MaskedFill",
+           "Where", "masked_fill", "where", "clamp"]
 
 
-class Exp(Elementwise):
+class Exp(BuiltinFunction):
     _backward_name = "ExpBackward0"
     _saved_names = ("result",)
 
     @staticmethod
     def forward(ctx, a):
-        result = wrap(np.exp(a._data))
+        result = wrap(np.exp(as_float(a)))
         ctx.save_for_backward(result)
         return result
 
     @staticmethod
     def backward(ctx, grad):
+        ### BEGIN SOLUTION 6.1
         result, = ctx.saved_tensors
         return grad * result
+        ### END SOLUTION 6.1
 
 
-class Log(Elementwise):
+class Log(BuiltinFunction):
     _backward_name = "LogBackward0"
     _saved_names = ("self",)
 
     @staticmethod
     def forward(ctx, a):
         ctx.save_for_backward(a)
-        return np.log(a._data)
+        return np.log(as_float(a))
 
     @staticmethod
     def backward(ctx, grad):
@@ -47,13 +55,13 @@ class Log(Elementwise):
         return grad / a
 
 
-class Sqrt(Elementwise):
+class Sqrt(BuiltinFunction):
     _backward_name = "SqrtBackward0"
     _saved_names = ("result",)
 
     @staticmethod
     def forward(ctx, a):
-        result = wrap(np.sqrt(a._data))
+        result = wrap(np.sqrt(as_float(a)))
         ctx.save_for_backward(result)
         return result
 
@@ -63,12 +71,15 @@ class Sqrt(Elementwise):
         return grad / (result * 2)
 
 
-class Abs(Builtin):
+class Abs(BuiltinFunction):
     _backward_name = "AbsBackward0"
     _saved_names = ("self",)
 
     @staticmethod
     def forward(ctx, a):
+        if a.dtype.name == "bool":
+            raise RuntimeError("abs is not supported for bool tensors: a bool is already "
+                               "non-negative; convert with .long() or .float() first")
         ctx.save_for_backward(a)
         return np.abs(a._data)
 
@@ -78,11 +89,14 @@ class Abs(Builtin):
         return grad * a.sign()
 
 
-class Sign(Builtin):
+class Sign(BuiltinFunction):
+    """-1, 0 or 1: flat everywhere, so its gradient is zero."""
     _backward_name = "SignBackward0"
 
     @staticmethod
     def forward(ctx, a):
+        if a.dtype.name == "bool":
+            return a._data.copy()
         return np.sign(a._data)
 
     @staticmethod
@@ -90,12 +104,15 @@ class Sign(Builtin):
         return grad * 0
 
 
-class Relu(Elementwise):
+class Relu(BuiltinFunction):
     _backward_name = "ReluBackward0"
     _saved_names = ("result",)
 
     @staticmethod
     def forward(ctx, a):
+        if a.dtype.name == "bool":
+            raise RuntimeError("relu is not implemented for bool tensors; convert with "
+                               ".float() first")
         result = wrap(np.maximum(a._data, 0, dtype=a._data.dtype))
         ctx.save_for_backward(result)
         return result
@@ -106,33 +123,32 @@ class Relu(Elementwise):
         return grad * (result > 0)
 
 
-class Sigmoid(Elementwise):
+class Sigmoid(BuiltinFunction):
     _backward_name = "SigmoidBackward0"
     _saved_names = ("result",)
 
     @staticmethod
     def forward(ctx, a):
-        x = a._data
+        x = as_float(a)
         # Two branches so that neither exp can overflow.
         e = np.exp(-np.abs(x))
-        out = np.where(x >= 0, 1 / (1 + e), e / (1 + e)).astype(x.dtype, copy=False)
-        result = wrap(out)
+        result = wrap(np.where(x >= 0, 1 / (1 + e), e / (1 + e)).astype(x.dtype, copy=False))
         ctx.save_for_backward(result)
         return result
 
     @staticmethod
     def backward(ctx, grad):
         result, = ctx.saved_tensors
-        return grad * result * (1 - result)
+        return grad * (result * (1 - result))
 
 
-class Tanh(Elementwise):
+class Tanh(BuiltinFunction):
     _backward_name = "TanhBackward0"
     _saved_names = ("result",)
 
     @staticmethod
     def forward(ctx, a):
-        result = wrap(np.tanh(a._data))
+        result = wrap(np.tanh(as_float(a)))
         ctx.save_for_backward(result)
         return result
 
@@ -142,7 +158,9 @@ class Tanh(Elementwise):
         return grad * (1 - result * result)
 
 
-class Clamp(Builtin):
+class Clamp(BuiltinFunction):
+    """Values below ``min`` become ``min``, above ``max`` become ``max``; the gradient
+    flows only where the value was kept."""
     _backward_name = "ClampBackward1"
     _saved_names = ("self",)
 
@@ -150,31 +168,110 @@ class Clamp(Builtin):
     def forward(ctx, a, low, high):
         ctx.save_for_backward(a)
         ctx._saved_min, ctx._saved_max = low, high
-        return np.clip(a._data, low, high).astype(a._data.dtype, copy=False)
+        dtype = result_type(a, *[b for b in (low, high) if b is not None]).numpy_dtype
+        bound = (lambda b: None if b is None else np.asarray(b).astype(dtype))
+        return np.clip(a._data.astype(dtype, copy=False), bound(low), bound(high))
 
     @staticmethod
     def backward(ctx, grad):
         a, = ctx.saved_tensors
-        x = a._data
-        outside = np.zeros(x.shape, dtype=bool)
+        kept = np.ones(a.shape, dtype=bool)
         if ctx._saved_min is not None:
-            outside |= x < ctx._saved_min
+            kept &= a._data >= ctx._saved_min
         if ctx._saved_max is not None:
-            outside |= x > ctx._saved_max
-        return grad.masked_fill(outside, 0.0), None, None
+            kept &= a._data <= ctx._saved_max
+        return grad * wrap(kept), None, None
 
 
-class MaskedFill(Builtin):
-    """``a`` with the positions where ``mask`` (a bool array) is True set to ``value``."""
+def clamp(a, min=None, max=None):
+    """``a`` limited to ``[min, max]`` (either may be None, not both)."""
+    if min is None and max is None:
+        raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
+    for bound in (min, max):
+        if isinstance(bound, Tensor):
+            raise NotImplementedError("minitorch's clamp takes Python numbers as bounds; for "
+                                      "tensor bounds use minitorch.maximum/minimum")
+    return Clamp.apply(a, min, max)
+
+
+class MaskedFill(BuiltinFunction):
+    """``a`` with ``value`` where ``mask`` is True; no gradient flows there to ``a``."""
     _backward_name = "MaskedFillBackward0"
 
     @staticmethod
     def forward(ctx, a, mask, value):
+        out_dtype = a._data.dtype
+        fill = value._data if isinstance(value, Tensor) else value
+        try:
+            mask_array = np.broadcast_to(mask._data, a._data.shape)
+        except ValueError:
+            raise broadcast_error(a._data, mask._data) from None
         ctx.mask = mask
         out = a._data.copy()
-        out[np.broadcast_to(mask, out.shape)] = value
+        out[mask_array] = np.asarray(fill).astype(out_dtype)
         return out
 
     @staticmethod
     def backward(ctx, grad):
-        return grad.masked_fill(ctx.mask, 0.0), None, None
+        grad_value = None
+        if ctx.needs_input_grad[2]:
+            grad_value = grad.masked_fill(~ctx.mask, 0.0).sum()
+        return grad.masked_fill(ctx.mask, 0.0), None, grad_value
+
+
+def masked_fill(a, mask, value):
+    """A copy of ``a`` with ``value`` (a number or a 0-d tensor) where ``mask`` is True."""
+    if not isinstance(mask, Tensor) or mask.dtype.name != "bool":
+        got = mask.dtype if isinstance(mask, Tensor) else type(mask).__name__
+        raise RuntimeError(f"masked_fill_ only supports boolean masks, but got mask with "
+                           f"dtype {got}")
+    if isinstance(value, Tensor) and value.ndim != 0:
+        raise RuntimeError(f"masked_fill_ only supports a 0-dimensional value tensor, but got "
+                           f"tensor with {value.ndim} dimension(s).")
+    if not isinstance(value, (Tensor, int, float)):
+        raise TypeError(f"masked_fill(): argument 'value' must be a number or a 0-d Tensor, "
+                        f"not {type(value).__name__}")
+    return MaskedFill.apply(a, mask, value)
+
+
+class Where(BuiltinFunction):
+    """``a`` where ``condition`` holds, ``b`` elsewhere; each gets the gradient of its places."""
+    _backward_name = "WhereBackward0"
+
+    @staticmethod
+    def forward(ctx, condition, a, b):
+        x, y = binary_operands(a, b)
+        ctx.condition = condition
+        ctx.shapes = a.shape, b.shape
+        try:
+            return np.where(condition._data, x, y)
+        except ValueError:
+            raise broadcast_error(condition._data, np.broadcast_shapes(x.shape, y.shape)) from None
+
+    @staticmethod
+    def backward(ctx, grad):
+        need_a, need_b = ctx.needs_input_grad[1:]
+        zero = grad * 0
+        grad_a = unbroadcast(Where.apply(ctx.condition, grad, zero), ctx.shapes[0]) \
+            if need_a else None
+        grad_b = unbroadcast(Where.apply(ctx.condition, zero, grad), ctx.shapes[1]) \
+            if need_b else None
+        return None, grad_a, grad_b
+
+
+def where(condition, a, b):
+    """Elementwise ``a if condition else b``; numbers are accepted for ``a`` and ``b``."""
+    if not isinstance(condition, Tensor) or condition.dtype.name != "bool":
+        got = condition.dtype if isinstance(condition, Tensor) else type(condition).__name__
+        raise RuntimeError(f"where expected condition to be a boolean tensor, but got a "
+                           f"tensor with dtype {got}")
+    return Where.apply(condition, _as_tensor_operand(a), _as_tensor_operand(b))
+
+
+def _as_tensor_operand(x):
+    """A Python number as a 0-d tensor of its natural dtype (bool, int64, default float)."""
+    if isinstance(x, Tensor):
+        return x
+    if not isinstance(x, (bool, int, float)):
+        raise TypeError(f"where(): expected a Tensor or a number, got {type(x).__name__}")
+    return wrap(np.asarray(x, dtype=result_type(x).numpy_dtype))

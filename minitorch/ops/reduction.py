@@ -1,17 +1,21 @@
-"""Reductions: sum, mean, max/min, sum_to_size, softmax and log_softmax (chapter 3).
+"""Reductions: sum, mean, max/min, softmax and log_softmax (chapters 3 and 6).
 
 A reduction's gradient is spread back over the elements it reduced: ``sum``
 copies the incoming gradient to every element (``expand``), ``mean`` also
 divides by the count, ``max`` sends it to the position of the maximum.
 """
 
+import builtins
+
 import numpy as np
 
 from .._tensor import Tensor
-from .arithmetic import Builtin
-from ._util import sum_to_shape
+from ._common import (BuiltinFunction, as_shape, normalize_dim, normalize_dims, sum_to_shape,
+                      wrap)
 
-wrap = Tensor._wrap
+__all__ = ["Sum", "SumDim", "SumToSize", "Mean", "MeanDim", "MaxAll", "MinAll", "MaxDim",
+           "MinDim", "Softmax", "LogSoftmax", "sum", "mean", "max", "min", "sum_to_size",
+           "softmax", "log_softmax", "MinMax"]
 
 
 def _keep_shape(shape, dims):
@@ -21,10 +25,11 @@ def _keep_shape(shape, dims):
 
 def _sum_dtype(x):
     """Sums of ints and bools are int64, as in PyTorch."""
-    return np.int64 if x.dtype.kind in "biu" else None
+    return np.int64 if x.dtype.kind in "biu" else x.dtype
 
 
-class Sum(Builtin):
+class Sum(BuiltinFunction):
+    """The sum of every element."""
     _backward_name = "SumBackward0"
 
     @staticmethod
@@ -34,27 +39,30 @@ class Sum(Builtin):
 
     @staticmethod
     def backward(ctx, grad):
+        ### BEGIN SOLUTION 6.6
         return grad.expand(ctx.shape)
+        ### END SOLUTION 6.6
 
 
-class SumDim(Builtin):
+class SumDim(BuiltinFunction):
+    """The sum over some dims (``keepdim`` keeps them with size 1)."""
     _backward_name = "SumBackward1"
 
     @staticmethod
     def forward(ctx, a, dims, keepdim):
-        ctx.shape = a.shape
-        ctx.dims = dims
-        ctx.keepdim = keepdim
+        ctx.shape, ctx.dims, ctx.keepdim = a.shape, dims, keepdim
         return np.asarray(a._data.sum(axis=dims, keepdims=keepdim, dtype=_sum_dtype(a._data)))
 
     @staticmethod
     def backward(ctx, grad):
+        ### BEGIN SOLUTION 6.6
         if not ctx.keepdim:
             grad = grad.reshape(_keep_shape(ctx.shape, ctx.dims))
         return grad.expand(ctx.shape), None, None
+        ### END SOLUTION 6.6
 
 
-class SumToSize(Builtin):
+class SumToSize(BuiltinFunction):
     """Sum a broadcast result back to ``shape`` (the inverse of ``expand``)."""
     _backward_name = "SumBackward1"
 
@@ -68,47 +76,96 @@ class SumToSize(Builtin):
         return grad.expand(ctx.shape), None
 
 
-class Mean(Builtin):
+class Mean(BuiltinFunction):
+    """The mean of every element."""
     _backward_name = "MeanBackward0"
 
     @staticmethod
     def forward(ctx, a):
         ctx.shape = a.shape
-        return np.asarray(a._data.mean())
+        return np.asarray(a._data.mean(dtype=a._data.dtype), dtype=a._data.dtype)
 
     @staticmethod
     def backward(ctx, grad):
-        return grad.expand(ctx.shape) / max(int(np.prod(ctx.shape)), 1)
+        ### BEGIN SOLUTION 6.6
+        count = builtins.max(int(np.prod(ctx.shape)), 1)
+        return grad.expand(ctx.shape) / count
+        ### END SOLUTION 6.6
 
 
-class MeanDim(Builtin):
+class MeanDim(BuiltinFunction):
+    """The mean over some dims."""
     _backward_name = "MeanBackward1"
 
     @staticmethod
     def forward(ctx, a, dims, keepdim):
         ctx.shape, ctx.dims, ctx.keepdim = a.shape, dims, keepdim
-        return np.asarray(a._data.mean(axis=dims, keepdims=keepdim))
+        return np.asarray(a._data.mean(axis=dims, keepdims=keepdim, dtype=a._data.dtype),
+                          dtype=a._data.dtype)
 
     @staticmethod
     def backward(ctx, grad):
         if not ctx.keepdim:
             grad = grad.reshape(_keep_shape(ctx.shape, ctx.dims))
-        count = int(np.prod([ctx.shape[d] for d in ctx.dims]))
-        return grad.expand(ctx.shape) / max(count, 1), None, None
+        count = builtins.max(int(np.prod([ctx.shape[d] for d in ctx.dims])), 1)
+        return grad.expand(ctx.shape) / count, None, None
 
 
-class MaxAll(Builtin):
+def sum(a, dim=None, keepdim=False, *, dtype=None):
+    """``a.sum()``, ``a.sum(dim)``, ``a.sum((0, 1), keepdim=True)``, ``a.sum(dtype=...)``."""
+    if dtype is not None:
+        a = a.to(dtype)
+    if dim is None and not keepdim:
+        return Sum.apply(a)
+    if isinstance(dim, (list, tuple)) and len(dim) == 0:
+        dim = None
+    return SumDim.apply(a, normalize_dims(dim, a.ndim), keepdim)
+
+
+def mean(a, dim=None, keepdim=False, *, dtype=None):
+    """The mean; of floating point tensors only (``x.float().mean()`` for integers)."""
+    if dtype is not None:
+        a = a.to(dtype)
+    if not a.dtype.is_floating_point:
+        raise RuntimeError(
+            f"mean(): could not infer output dtype. Input dtype must be either a floating "
+            f"point or complex dtype. Got: {a.dtype.type_name}. Convert first, e.g. "
+            "x.float().mean()")
+    if dim is None and not keepdim:
+        return Mean.apply(a)
+    if isinstance(dim, (list, tuple)) and len(dim) == 0:
+        dim = None
+    return MeanDim.apply(a, normalize_dims(dim, a.ndim), keepdim)
+
+
+def sum_to_size(a, *size):
+    shape = as_shape(size)
+    if not _expandable(shape, a.shape):
+        raise RuntimeError(f"size {{{', '.join(map(str, shape))}}} is not expandable to size "
+                           f"{{{', '.join(map(str, a.shape))}}}.")
+    return a if tuple(a.shape) == shape else SumToSize.apply(a, shape)
+
+
+def _expandable(shape, target):
+    if len(shape) > len(target):
+        return False
+    return all(s == t or s == 1 for s, t in zip(reversed(shape), reversed(target)))
+
+
+# ----- max and min -------------------------------------------------------------------------
+class MaxAll(BuiltinFunction):
     """The largest element.  Ties share the gradient evenly, as in PyTorch."""
     _backward_name = "MaxBackward1"
     _saved_names = ("self", "result")
+    _pick = staticmethod(np.max)
 
-    @staticmethod
-    def forward(ctx, a, largest):
-        x = a._data
-        if x.size == 0:
-            raise RuntimeError("max(): Expected reduction dim to be specified for input.numel() == 0. "
-                               "Specify the reduction dim with the 'dim' argument.")
-        result = wrap(np.asarray(x.max() if largest else x.min()))
+    @classmethod
+    def forward(cls, ctx, a):
+        if a._data.size == 0:
+            raise RuntimeError(f"{cls._pick.__name__}(): Expected reduction dim to be specified "
+                               "for input.numel() == 0. Specify the reduction dim with the "
+                               "'dim' argument.")
+        result = wrap(np.asarray(cls._pick(a._data)))
         ctx.save_for_backward(a, result)
         return result
 
@@ -116,68 +173,89 @@ class MaxAll(Builtin):
     def backward(ctx, grad):
         a, result = ctx.saved_tensors
         hits = (a._data == result._data)
-        share = hits / hits.sum()
-        return grad * wrap(share.astype(a._data.dtype)), None
+        share = (hits / hits.sum()).astype(a._data.dtype)
+        return grad * wrap(share)
 
 
-class MaxDim(Builtin):
-    """``max(dim)``: values and the indices where they were found."""
+class MinAll(MaxAll):
+    _backward_name = "MinBackward1"
+    _pick = staticmethod(np.min)
+
+
+class MaxDim(BuiltinFunction):
+    """``max(dim)``: the values and the indices where they were found."""
     _backward_name = "MaxBackward0"
     _saved_names = ("indices",)
-    _multi_output = True
+    _arg_pick = staticmethod(np.argmax)
 
-    @staticmethod
-    def forward(ctx, a, dim, keepdim, largest):
+    @classmethod
+    def forward(cls, ctx, a, dim, keepdim):
         x = a._data
-        pick = np.argmax if largest else np.argmin
-        indices = np.expand_dims(pick(x, axis=dim), dim)
-        values = np.take_along_axis(x, indices, axis=dim)
-        if not keepdim:
+        if x.shape and x.shape[dim] == 0:
+            raise IndexError(f"{cls.__name__[:3].lower()}(): Expected reduction dim {dim} to "
+                             "have non-zero size.")
+        indices = np.expand_dims(cls._arg_pick(x, axis=dim), dim) if x.ndim else np.zeros((), int)
+        values = np.take_along_axis(x, indices, axis=dim) if x.ndim else x.copy()
+        if not keepdim and x.ndim:
             indices, values = indices.squeeze(dim), values.squeeze(dim)
         ctx.shape, ctx.dim, ctx.keepdim = a.shape, dim, keepdim
-        ctx.indices = indices
-        idx = wrap(indices.astype(np.int64))
-        ctx.mark_non_differentiable(idx)
-        return wrap(values), idx
+        indices = wrap(indices.astype(np.int64))
+        ctx.save_for_backward(indices)
+        ctx.mark_non_differentiable(indices)
+        return wrap(values), indices
 
     @staticmethod
-    def backward(ctx, grad, grad_indices=None):
-        idx = ctx.indices if ctx.keepdim else np.expand_dims(ctx.indices, ctx.dim)
+    def backward(ctx, grad, grad_indices):
+        indices, = ctx.saved_tensors
+        if not ctx.shape:
+            return grad, None, None
         if not ctx.keepdim:
-            grad = grad.unsqueeze(ctx.dim)
-        return ScatterAlongDim.apply(grad, idx, ctx.dim, ctx.shape), None, None, None
+            grad, indices = grad.unsqueeze(ctx.dim), indices.unsqueeze(ctx.dim)
+        zeros = Tensor._wrap(np.zeros(ctx.shape, dtype=grad._data.dtype))
+        return zeros.scatter(ctx.dim, indices, grad), None, None
 
 
-class ScatterAlongDim(Builtin):
-    """Zeros of ``shape`` with ``grad`` placed at ``indices`` along ``dim`` (max's backward)."""
-    _backward_name = "ScatterBackward0"
-
-    @staticmethod
-    def forward(ctx, grad, indices, dim, shape):
-        ctx.indices, ctx.dim = indices, dim
-        out = np.zeros(shape, dtype=grad._data.dtype)
-        np.put_along_axis(out, indices, grad._data, axis=dim)
-        return out
-
-    @staticmethod
-    def backward(ctx, g):
-        return GatherAlongDim.apply(g, ctx.indices, ctx.dim), None, None, None
+class MinDim(MaxDim):
+    _backward_name = "MinBackward0"
+    _arg_pick = staticmethod(np.argmin)
 
 
-class GatherAlongDim(Builtin):
-    _backward_name = "GatherBackward0"
+class MinMax(tuple):
+    """``(values, indices)`` from ``max(dim)``/``min(dim)``, also readable by name."""
+    __slots__ = ()
 
-    @staticmethod
-    def forward(ctx, a, indices, dim):
-        ctx.indices, ctx.dim, ctx.shape = indices, dim, a.shape
-        return np.take_along_axis(a._data, indices, axis=dim)
+    def __new__(cls, values, indices, name="max"):
+        result = super().__new__(cls, (values, indices))
+        return result
 
-    @staticmethod
-    def backward(ctx, grad):
-        return ScatterAlongDim.apply(grad, ctx.indices, ctx.dim, ctx.shape), None, None
+    values = property(lambda self: self[0])
+    indices = property(lambda self: self[1])
+
+    def __repr__(self):
+        return f"minitorch.return_types.max(\nvalues={self[0]!r},\nindices={self[1]!r})"
 
 
-class Softmax(Builtin):
+def _extreme(all_fn, dim_fn):
+    def reduce(a, dim=None, keepdim=False):
+        if isinstance(dim, Tensor):
+            name = "maximum" if all_fn is MaxAll else "minimum"
+            return getattr(a, name)(dim)
+        if dim is None:
+            if keepdim:
+                raise TypeError("max() received an invalid combination of arguments: keepdim "
+                                "needs a dim")
+            return all_fn.apply(a)
+        values, indices = dim_fn.apply(a, normalize_dim(dim, a.ndim), keepdim)
+        return MinMax(values, indices)
+    return reduce
+
+
+max = _extreme(MaxAll, MaxDim)
+min = _extreme(MinAll, MinDim)
+
+
+# ----- softmax -----------------------------------------------------------------------------
+class Softmax(BuiltinFunction):
     _backward_name = "SoftmaxBackward0"
     _saved_names = ("result",)
 
@@ -196,7 +274,7 @@ class Softmax(Builtin):
         return y * (grad - (grad * y).sum(ctx.dim, keepdim=True)), None
 
 
-class LogSoftmax(Builtin):
+class LogSoftmax(BuiltinFunction):
     """log(softmax(x)) computed as x - max - log(sum(exp(x - max))): never overflows."""
     _backward_name = "LogSoftmaxBackward0"
     _saved_names = ("result",)
@@ -216,9 +294,21 @@ class LogSoftmax(Builtin):
         return grad - y.exp() * grad.sum(ctx.dim, keepdim=True), None
 
 
-class MinAll(MaxAll):
-    _backward_name = "MinBackward1"
+def _softmax_input(a, dim, dtype, name):
+    if dtype is not None:
+        a = a.to(dtype)
+    if not a.dtype.is_floating_point:
+        raise RuntimeError(f'"{name}_lastdim_kernel_impl" not implemented for '
+                           f"'{a.dtype.type_name}': {name} needs a floating point tensor "
+                           "(convert with .float())")
+    return a, normalize_dim(dim, a.ndim)
 
 
-class MinDim(MaxDim):
-    _backward_name = "MinBackward0"
+def softmax(a, dim, dtype=None):
+    a, dim = _softmax_input(a, dim, dtype, "softmax")
+    return Softmax.apply(a, dim)
+
+
+def log_softmax(a, dim, dtype=None):
+    a, dim = _softmax_input(a, dim, dtype, "log_softmax")
+    return LogSoftmax.apply(a, dim)

@@ -1,35 +1,61 @@
-"""Shape ops: view, reshape, transpose, squeeze, expand, indexing, cat, stack (chapter 3).
+"""Shape ops: view, reshape, transpose, squeeze, expand, cat, stack, clone, to (chapter 3).
 
 Most of these are *views*: the result shares memory with its input (a numpy
-view), and also its version counter, so an in-place change through either
-is seen by autograd's correctness check.  Their gradients only move numbers
-around: the inverse reshape, the inverse transpose, a sum for ``expand``.
+view), and also its version counter, so an in-place change through either is
+seen by autograd's correctness check (chapter 5).  Their gradients only move
+numbers around: the inverse reshape, the inverse transpose, a sum for
+``expand``.
 """
 
 import numpy as np
 
+from .._dtype import from_numpy_dtype, promote_types
 from .._tensor import Tensor
-from .arithmetic import Builtin
+from ._common import BuiltinFunction, as_shape, normalize_dim, wrap
 
-wrap = Tensor._wrap
+__all__ = ["View", "UnsafeView", "Alias", "Transpose", "T", "Permute", "Unsqueeze", "Squeeze",
+           "SqueezeAll", "Expand", "Clone", "ToCopy", "Cat", "Stack", "view", "reshape",
+           "transpose", "permute", "unsqueeze", "squeeze", "expand", "cat", "stack", "to_dtype",
+           "infer_shape", "flatten", "unflatten"]
 
 
-class View(Builtin):
-    _backward_name = "ViewBackward0"
+class ViewFunction(BuiltinFunction):
+    """Base of the ops whose result looks into the input's memory."""
     _is_view = True
+
+
+def infer_shape(shape, size):
+    """Resolve a single -1 in ``shape`` and check the element count matches ``size``."""
+    if list(shape).count(-1) > 1:
+        raise RuntimeError("only one dimension can be inferred")
+    if any(s < -1 for s in shape):
+        raise RuntimeError(f"invalid shape dimension {min(shape)}")
+    if -1 in shape:
+        known = int(np.prod([s for s in shape if s != -1]))
+        if known == 0 or size % known:
+            raise RuntimeError(f"shape '{list(shape)}' is invalid for input of size {size}")
+        shape = tuple(size // known if s == -1 else s for s in shape)
+    if int(np.prod(shape)) != size:
+        raise RuntimeError(f"shape '{list(shape)}' is invalid for input of size {size}")
+    return tuple(shape)
+
+
+class View(ViewFunction):
+    """The same memory seen with another shape (only when the strides allow it)."""
+    _backward_name = "ViewBackward0"
 
     @staticmethod
     def forward(ctx, a, shape):
         x = a._data
         ctx.shape = x.shape
-        shape = _infer_shape(shape, x.size)
+        out = x.view()
         try:
-            out = x.view()
-            out.shape = shape   # numpy refuses (AttributeError) instead of copying
+            out.shape = shape       # numpy refuses (AttributeError) rather than copy
         except AttributeError:
             raise RuntimeError(
                 "view size is not compatible with input tensor's size and stride (at least one "
-                "dimension spans across two contiguous subspaces). Use .reshape(...) instead.") from None
+                "dimension spans across two contiguous subspaces). Use .reshape(...) "
+                "instead.") from None
         return out
 
     @staticmethod
@@ -37,8 +63,8 @@ class View(Builtin):
         return grad.reshape(ctx.shape), None
 
 
-class ReshapeCopy(Builtin):
-    """``reshape`` of a tensor that cannot be viewed with the new shape: a copy."""
+class UnsafeView(BuiltinFunction):
+    """A reshape of a fresh copy (``reshape`` of a tensor that cannot be viewed)."""
     _backward_name = "UnsafeViewBackward0"
 
     @staticmethod
@@ -51,34 +77,76 @@ class ReshapeCopy(Builtin):
         return grad.reshape(ctx.shape), None
 
 
-def _infer_shape(shape, size):
-    """Resolve a single -1 in ``shape`` and check the element count matches."""
-    if -1 in shape:
-        if shape.count(-1) > 1:
-            raise RuntimeError("only one dimension can be inferred")
-        known = int(np.prod([s for s in shape if s != -1]))
-        if known == 0 or size % known:
-            raise RuntimeError(f"shape '{list(shape)}' is invalid for input of size {size}")
-        shape = tuple(size // known if s == -1 else s for s in shape)
-    if int(np.prod(shape)) != size or any(s < 0 for s in shape):
-        raise RuntimeError(f"shape '{list(shape)}' is invalid for input of size {size}")
-    return shape
+class Alias(ViewFunction):
+    """The same tensor, as a new view (``x[...]``)."""
+    _backward_name = "AliasBackward0"
+
+    @staticmethod
+    def forward(ctx, a):
+        return a._data.view()
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad
 
 
-def reshape(a, shape):
-    shape = _infer_shape(shape, a._data.size)
-    x = a._data
+def view(a, *shape):
+    if len(shape) == 1 and _is_dtype(shape[0]):
+        return a._view_as_dtype(shape[0])
+    return View.apply(a, infer_shape(as_shape(shape), a._data.size))
+
+
+def _is_dtype(x):
+    return hasattr(x, "numpy_dtype")
+
+
+def reshape(a, *shape):
+    """A view when the memory allows one, otherwise a copy (as PyTorch's reshape)."""
+    shape = infer_shape(as_shape(shape), a._data.size)
+    if _viewable(a._data, shape):
+        return View.apply(a, shape)
+    return UnsafeView.apply(a.clone(), shape)
+
+
+def _viewable(x, shape):
     if x.flags.c_contiguous or x.size <= 1:
-        return View.apply(a, shape)
+        return True
+    probe = x.view()
     try:
-        return View.apply(a, shape)
-    except RuntimeError:
-        return ReshapeCopy.apply(a, shape)
+        probe.shape = shape
+        return True
+    except AttributeError:
+        return False
 
 
-class Transpose(Builtin):
+def flatten(a, start_dim=0, end_dim=-1):
+    if a.ndim == 0:
+        return reshape(a, 1)
+    start, end = normalize_dim(start_dim, a.ndim), normalize_dim(end_dim, a.ndim)
+    if start > end:
+        raise RuntimeError("flatten() has invalid args: start_dim cannot come after end_dim")
+    if start == end:
+        return a
+    shape = a.shape[:start] + (-1,) + a.shape[end + 1:]
+    return reshape(a, *shape)
+
+
+def unflatten(a, dim, sizes):
+    d = normalize_dim(dim, a.ndim)
+    sizes = tuple(sizes)
+    if not sizes:
+        raise RuntimeError("unflatten: sizes must be non-empty")
+    known = int(np.prod([s for s in sizes if s != -1]))
+    if -1 not in sizes and known != a.shape[d]:
+        raise RuntimeError(f"unflatten: Provided sizes {list(sizes)} don't multiply up to the "
+                           f"size of dim {dim} ({a.shape[d]}) in the input tensor")
+    return view(a, *(a.shape[:d] + sizes + a.shape[d + 1:])) if _viewable(
+        a._data, infer_shape(a.shape[:d] + sizes + a.shape[d + 1:], a._data.size)) else \
+        reshape(a, *(a.shape[:d] + sizes + a.shape[d + 1:]))
+
+
+class Transpose(ViewFunction):
     _backward_name = "TransposeBackward0"
-    _is_view = True
 
     @staticmethod
     def forward(ctx, a, dim0, dim1):
@@ -90,30 +158,33 @@ class Transpose(Builtin):
         return grad.transpose(*ctx.dims), None, None
 
 
-class T(Builtin):
+def transpose(a, dim0, dim1):
+    n = a.ndim
+    return Transpose.apply(a, normalize_dim(dim0, n), normalize_dim(dim1, n))
+
+
+class T(ViewFunction):
+    """``t()``: the transpose of a matrix (vectors and scalars unchanged)."""
     _backward_name = "TBackward0"
-    _is_view = True
 
     @staticmethod
     def forward(ctx, a):
-        x = a._data
-        if x.ndim > 2:
-            raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is {x.ndim}D; "
-                               "use transpose(dim0, dim1) or permute")
-        return x.T
+        if a.ndim > 2:
+            raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is "
+                               f"{a.ndim}D; use transpose(dim0, dim1) or permute")
+        return a._data.T
 
     @staticmethod
     def backward(ctx, grad):
         return grad.t()
 
 
-class Permute(Builtin):
+class Permute(ViewFunction):
     _backward_name = "PermuteBackward0"
-    _is_view = True
 
     @staticmethod
     def forward(ctx, a, dims):
-        ctx.inverse = tuple(np.argsort(dims))
+        ctx.inverse = tuple(int(i) for i in np.argsort(dims))
         return np.transpose(a._data, dims)
 
     @staticmethod
@@ -121,9 +192,21 @@ class Permute(Builtin):
         return grad.permute(*ctx.inverse), None
 
 
-class Unsqueeze(Builtin):
+def permute(a, *dims):
+    dims = as_shape(dims)
+    n = a.ndim
+    if len(dims) != n:
+        raise RuntimeError(f"permute(sparse_coo): number of dimensions in the tensor input does "
+                           f"not match the length of the desired ordering of dimensions i.e. "
+                           f"input.dim() = {n} is not equal to len(dims) = {len(dims)}")
+    dims = tuple(normalize_dim(d, n) for d in dims)
+    if len(set(dims)) != n:
+        raise RuntimeError("permute(): duplicate dims are not allowed.")
+    return Permute.apply(a, dims)
+
+
+class Unsqueeze(ViewFunction):
     _backward_name = "UnsqueezeBackward0"
-    _is_view = True
 
     @staticmethod
     def forward(ctx, a, dim):
@@ -135,9 +218,13 @@ class Unsqueeze(Builtin):
         return grad.squeeze(ctx.dim), None
 
 
-class Squeeze(Builtin):
+def unsqueeze(a, dim):
+    return Unsqueeze.apply(a, normalize_dim(dim, a.ndim + 1))
+
+
+class Squeeze(ViewFunction):
+    """Remove the given dims of size 1 (others are left alone, as in PyTorch)."""
     _backward_name = "SqueezeBackward1"
-    _is_view = True
 
     @staticmethod
     def forward(ctx, a, dims):
@@ -155,37 +242,62 @@ class SqueezeAll(Squeeze):
     _backward_name = "SqueezeBackward0"
 
 
-class Expand(Builtin):
+class SqueezeDims(Squeeze):
+    _backward_name = "SqueezeBackward2"
+
+
+def squeeze(a, dim=None):
+    if dim is None:
+        return SqueezeAll.apply(a, tuple(range(a.ndim)))
+    if isinstance(dim, (tuple, list)):
+        dims = tuple(normalize_dim(d, max(a.ndim, 1)) for d in dim) if a.ndim else ()
+        return SqueezeDims.apply(a, dims)
+    d = normalize_dim(dim, a.ndim)
+    return Squeeze.apply(a, (d,) if a.ndim else ())
+
+
+class Expand(ViewFunction):
+    """A broadcast view: dims of size 1 repeated without copying."""
     _backward_name = "ExpandBackward0"
-    _is_view = True
 
     @staticmethod
     def forward(ctx, a, shape):
-        x = a._data
-        ctx.shape = x.shape
-        lead = len(shape) - x.ndim
-        if lead < 0:
-            raise RuntimeError(
-                f"expand: the number of sizes provided ({len(shape)}) must be greater or equal to "
-                f"the number of dimensions in the tensor ({x.ndim})")
-        target = list(shape)
-        for i, s in enumerate(x.shape):
-            want = shape[lead + i]
-            if want == -1:
-                target[lead + i] = s
-            elif s != want and s != 1:
-                raise RuntimeError(
-                    f"The expanded size of the tensor ({want}) must match the existing size ({s}) "
-                    f"at non-singleton dimension {lead + i}.  Target sizes: {list(shape)}.  "
-                    f"Tensor sizes: {list(x.shape)}")
-        return np.broadcast_to(x, tuple(target))
+        ctx.shape = a.shape
+        return np.broadcast_to(a._data, shape)
 
     @staticmethod
     def backward(ctx, grad):
         return grad.sum_to_size(ctx.shape), None
 
 
-class Clone(Builtin):
+def expand(a, *sizes):
+    shape = as_shape(sizes)
+    x = a._data
+    lead = len(shape) - x.ndim
+    if lead < 0:
+        raise RuntimeError(
+            f"expand(torch.FloatTensor{{{list(a.shape)}}}, size={list(shape)}): the number of "
+            f"sizes provided ({len(shape)}) must be greater or equal to the number of "
+            f"dimensions in the tensor ({x.ndim})")
+    target = list(shape)
+    for i, want in enumerate(shape):
+        have = x.shape[i - lead] if i >= lead else None
+        if want == -1:
+            if have is None:
+                raise RuntimeError(f"The expanded size of the tensor (-1) isn't allowed in a "
+                                   f"leading, non-existing dimension {i}")
+            target[i] = have
+        elif want < 0:
+            raise RuntimeError(f"The expanded size of the tensor ({want}) isn't allowed")
+        elif have is not None and have != want and have != 1:
+            raise RuntimeError(
+                f"The expanded size of the tensor ({want}) must match the existing size "
+                f"({have}) at non-singleton dimension {i}.  Target sizes: {list(shape)}.  "
+                f"Tensor sizes: {list(x.shape)}")
+    return Expand.apply(a, tuple(target))
+
+
+class Clone(BuiltinFunction):
     _backward_name = "CloneBackward0"
 
     @staticmethod
@@ -197,44 +309,58 @@ class Clone(Builtin):
         return grad
 
 
-class ToDtype(Builtin):
+class ToCopy(BuiltinFunction):
+    """A copy in another dtype; the gradient is converted back."""
     _backward_name = "ToCopyBackward0"
-    _changes_dtype = True
 
     @staticmethod
-    def forward(ctx, a, np_dtype):
-        ctx.dtype = a._data.dtype
-        return a._data.astype(np_dtype)
+    def forward(ctx, a, dtype):
+        ctx.dtype = a.dtype
+        return a._data.astype(dtype.numpy_dtype)
 
     @staticmethod
     def backward(ctx, grad):
-        return wrap_cast(grad, ctx.dtype), None
+        return grad.to(ctx.dtype), None
 
 
-def wrap_cast(t, np_dtype):
-    return ToDtype.apply(t, np_dtype) if t._data.dtype != np_dtype else t
+def to_dtype(a, dtype, copy=False):
+    if dtype == a.dtype and not copy:
+        return a
+    return ToCopy.apply(a, dtype)
 
 
-class Cat(Builtin):
+# ----- joining -----------------------------------------------------------------------------
+def _tensor_list(tensors, name):
+    if isinstance(tensors, Tensor) or not isinstance(tensors, (list, tuple)):
+        raise TypeError(f"{name}(): argument 'tensors' (position 1) must be tuple of Tensors, "
+                        f"not {type(tensors).__name__}")
+    if not tensors:
+        raise RuntimeError(f"{name}(): expected a non-empty list of Tensors")
+    for i, t in enumerate(tensors):
+        if not isinstance(t, Tensor):
+            raise TypeError(f"{name}(): expected Tensor as element {i} in argument 0, but got "
+                            f"{type(t).__name__}")
+    return tuple(tensors)
+
+
+def _common_dtype(tensors):
+    dtype = tensors[0].dtype
+    for t in tensors[1:]:
+        dtype = promote_types(dtype, t.dtype)
+    return dtype
+
+
+class Cat(BuiltinFunction):
     _backward_name = "CatBackward0"
 
     @staticmethod
     def forward(ctx, dim, *tensors):
-        arrays = [t._data for t in tensors]
-        ref = next((x for x in arrays if x.ndim > 0), arrays[0])
-        for i, x in enumerate(arrays):
-            if x.ndim != ref.ndim:
-                raise RuntimeError(
-                    f"Tensors must have same number of dimensions: got {ref.ndim} and {x.ndim} "
-                    f"(tensor number {i} in the list)")
-            for d, (s, r) in enumerate(zip(x.shape, ref.shape)):
-                if d != dim and s != r:
-                    raise RuntimeError(
-                        f"Sizes of tensors must match except in dimension {dim}. Expected size {r} "
-                        f"but got size {s} for tensor number {i} in the list.")
+        dtype = _common_dtype(tensors).numpy_dtype
+        arrays = [t._data.astype(dtype, copy=False) for t in tensors]
         ctx.dim = dim
-        ctx.sizes = [x.shape[dim] for x in arrays]
-        return np.concatenate(arrays, axis=dim)
+        ctx.sizes = [x.shape[dim] if x.ndim else 0 for x in arrays]
+        kept = [x for x in arrays if not (x.ndim == 1 and x.size == 0)] or arrays[:1]
+        return np.concatenate(kept, axis=dim)
 
     @staticmethod
     def backward(ctx, grad):
@@ -245,19 +371,37 @@ class Cat(Builtin):
         return (None, *grads)
 
 
-class Stack(Builtin):
+def cat(tensors, dim=0):
+    """Join tensors along an existing dimension (1-D empty tensors are skipped, as in PyTorch)."""
+    tensors = _tensor_list(tensors, "cat")
+    shaped = [t for t in tensors if not (t.ndim == 1 and t.numel() == 0)]
+    if any(t.ndim == 0 for t in tensors):
+        i = next(i for i, t in enumerate(tensors) if t.ndim == 0)
+        raise RuntimeError(f"zero-dimensional tensor (at position {i}) cannot be concatenated")
+    reference = shaped[0] if shaped else tensors[0]
+    d = normalize_dim(dim, reference.ndim)
+    for i, t in enumerate(tensors):
+        if t.ndim == 1 and t.numel() == 0:
+            continue
+        if t.ndim != reference.ndim:
+            raise RuntimeError(f"Tensors must have same number of dimensions: got "
+                               f"{reference.ndim} and {t.ndim}")
+        for k, (s, r) in enumerate(zip(t.shape, reference.shape)):
+            if k != d and s != r:
+                raise RuntimeError(f"Sizes of tensors must match except in dimension {d}. "
+                                   f"Expected size {r} but got size {s} for tensor number {i} "
+                                   "in the list.")
+    return Cat.apply(d, *tensors)
+
+
+class Stack(BuiltinFunction):
     _backward_name = "StackBackward0"
 
     @staticmethod
     def forward(ctx, dim, *tensors):
-        shapes = {t.shape for t in tensors}
-        if len(shapes) > 1:
-            first = tensors[0].shape
-            i, bad = next((i, t.shape) for i, t in enumerate(tensors) if t.shape != first)
-            raise RuntimeError(f"stack expects each tensor to be equal size, but got {list(first)} at "
-                               f"entry 0 and {list(bad)} at entry {i}")
+        dtype = _common_dtype(tensors).numpy_dtype
         ctx.dim = dim
-        return np.stack([t._data for t in tensors], axis=dim)
+        return np.stack([t._data.astype(dtype, copy=False) for t in tensors], axis=dim)
 
     @staticmethod
     def backward(ctx, grad):
@@ -265,133 +409,20 @@ class Stack(Builtin):
         return (None, *[grad.select(ctx.dim, i) for i in range(n)])
 
 
-def _is_basic_index(key):
-    """True if ``key`` selects a view (ints, slices, None, ...), not a copy."""
-    items = key if isinstance(key, tuple) else (key,)
-    return all(k is None or k is Ellipsis or isinstance(k, (slice, int, np.integer))
-               and not isinstance(k, bool) for k in items)
+def stack(tensors, dim=0):
+    """Join same-shaped tensors along a new dimension."""
+    tensors = _tensor_list(tensors, "stack")
+    first = tensors[0].shape
+    for i, t in enumerate(tensors):
+        if t.shape != first:
+            raise RuntimeError(f"stack expects each tensor to be equal size, but got "
+                               f"{list(first)} at entry 0 and {list(t.shape)} at entry {i}")
+    return Stack.apply(normalize_dim(dim, tensors[0].ndim + 1), *tensors)
 
 
-def _take(ctx, a, key):
-    """``a``'s array indexed by ``key`` (what both kinds of indexing do forward)."""
-    ctx.key, ctx.shape = key, a.shape
-    try:
-        return a._data[key]
-    except IndexError as e:
-        raise _index_error(e, a, key) from None
+def from_numpy_dtype_of(array):
+    return from_numpy_dtype(array.dtype)
 
 
-class Select(Builtin):
-    """Indexing with ints, slices, None and ``...``: a view of the input."""
-    _backward_name = "SelectBackward0"
-    _is_view = True
-
-    @staticmethod
-    def forward(ctx, a, key):
-        return _take(ctx, a, key)
-
-    @staticmethod
-    def backward(ctx, grad):
-        return IndexGrad.apply(grad, ctx.key, ctx.shape, False), None
-
-
-class Slice(Select):
-    _backward_name = "SliceBackward0"
-
-
-class Index(Builtin):
-    """Indexing with integer or boolean arrays: a copy of the selected elements."""
-    _backward_name = "IndexBackward0"
-
-    @staticmethod
-    def forward(ctx, a, key):
-        return _take(ctx, a, key)
-
-    @staticmethod
-    def backward(ctx, grad):
-        return IndexGrad.apply(grad, ctx.key, ctx.shape, True), None
-
-
-class IndexGrad(Builtin):
-    """Zeros of ``shape`` with ``grad`` added at ``key`` (indexing's backward).
-    Repeated indices add up (``np.add.at``)."""
-    _backward_name = "IndexPutBackward0"
-
-    @staticmethod
-    def forward(ctx, grad, key, shape, advanced):
-        ctx.key, ctx.advanced = key, advanced
-        out = np.zeros(shape, dtype=grad._data.dtype)
-        if advanced:
-            np.add.at(out, key, grad._data)
-        else:
-            out[key] = grad._data
-        return out
-
-    @staticmethod
-    def backward(ctx, g):
-        return (Index if ctx.advanced else Select).apply(g, ctx.key), None, None, None
-
-
-def _index_error(error, a, key):
-    message = str(error).replace(" for axis ", " for dimension ")
-    if "out of bounds" in message:
-        return IndexError(message + f" (tensor of shape {list(a.shape)})")
-    return IndexError(f"{message}; the tensor has shape {list(a.shape)}")
-
-
-def index_key(key):
-    """Turn tensors inside an index into numpy arrays (bool masks, int64 indices)."""
-    if isinstance(key, tuple):
-        return tuple(index_key(k) for k in key)
-    if isinstance(key, Tensor):
-        data = key._data
-        if data.dtype.kind == "f":
-            raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
-        return data
-    if isinstance(key, list):
-        return np.asarray(key)
-    return key
-
-
-def getitem(a, key):
-    key = index_key(key)
-    if _is_basic_index(key):
-        items = key if isinstance(key, tuple) else (key,)
-        if all(isinstance(k, (int, np.integer)) for k in items):
-            return Select.apply(a, key)
-        return Slice.apply(a, key)
-    return Index.apply(a, key)
-
-
-class SetItem(Builtin):
-    """``a[key] = value``, in place: PyTorch calls this node CopySlices."""
-    _backward_name = "CopySlices"
-    _in_place = True
-
-    @staticmethod
-    def forward(ctx, a, key, value):
-        ctx.key = key
-        src = value._data if isinstance(value, Tensor) else value
-        ctx.value_shape = value.shape if isinstance(value, Tensor) else None
-        try:
-            a._data[key] = src
-        except ValueError:
-            raise RuntimeError(f"shape mismatch: value tensor of shape {list(np.shape(src))} cannot be "
-                               f"broadcast to indexing result of shape "
-                               f"{list(a._data[key].shape)}") from None
-        ctx.mark_dirty(a)
-        return a
-
-    @staticmethod
-    def backward(ctx, grad):
-        grad_a = grad.masked_fill(_mask_of(ctx.key, grad.shape), 0.0)
-        grad_value = None
-        if ctx.value_shape is not None and ctx.needs_input_grad[2]:
-            grad_value = grad[ctx.key].sum_to_size(ctx.value_shape)
-        return grad_a, None, grad_value
-
-
-def _mask_of(key, shape):
-    mask = np.zeros(shape, dtype=bool)
-    mask[key] = True
-    return mask
+def wrap_array(array):
+    return wrap(array)

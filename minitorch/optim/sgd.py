@@ -59,5 +59,5 @@ class SGD(Optimizer):
                         buf._data += (1 - dampening) * g
                     g = g + momentum * buf._data if nesterov else buf._data
                 p._data -= (lr * g).astype(p._data.dtype, copy=False)
-                p._version_counter[0] += 1
+                p._version_counter.bump()
         return loss

@@ -21,7 +21,7 @@ def draw_graph(*tensors, names=None, show_saved=False, show_versions=False, show
     """The autograd graph behind ``tensors``, drawn in the backward direction.
 
     Result tensors are green boxes (their name from ``names``, else "result"),
-    each ``grad_fn`` node is labelled with ``node.name()``, edges follow
+    each ``grad_fn`` node is labelled with ``node.name()`` (without its C++ namespace), edges follow
     ``next_functions`` toward the leaves, and each ``AccumulateGrad`` points
     to its leaf (blue box) unless ``show_leaves=False``.  ``names`` is a dict
     ``{"x": x, ...}``; a tensor gets a name when it *is* one of these objects.
@@ -109,7 +109,7 @@ class _GraphDrawing:
         if known is not None:
             return known
         node_id = self.new_id(node)
-        self.graph.node(node_id, label(node.name()), **NODE_STYLE)
+        self.graph.node(node_id, label(short_name(node)), **NODE_STYLE)
         self.queue.append((node_id, node))
         return node_id
 
@@ -134,6 +134,12 @@ class _GraphDrawing:
             self.graph.edge(node_id, saved_id, style="dotted", arrowhead="none")
 
 
+def short_name(node):
+    """``node.name()`` without a C++ namespace: ``AccumulateGrad``, not
+    ``torch::autograd::AccumulateGrad`` (the name PyTorch's nodes report)."""
+    return node.name().rsplit("::", 1)[-1]
+
+
 def saved_labels(node, show_versions, name_of):
     """One (label lines, style) per tensor ``node`` saved for backward.
 
@@ -150,7 +156,7 @@ def saved_labels(node, show_versions, name_of):
     if names:
         return [saved_label(f"_saved_{n}", lambda n=n: getattr(node, "_saved_" + n),
                             show_versions, name_of) for n in names]
-    if getattr(forward_cls, "_builtin", False):
+    if getattr(forward_cls, "_returns_new_gradients", False):   # a built-in op
         return []
     try:
         tensors = node.saved_tensors

@@ -178,7 +178,7 @@ def _attributes(obj):
                 yield f"next_functions[{i}]", node
     renames = _TENSOR_NAMES if isinstance(obj, Tensor) else {}
     for name in _slot_names(type(obj)):
-        if is_node and name in ("_next_nodes", "_next_nrs"):
+        if is_node and name == "_next_edges":
             continue
         descriptor = getattr(type(obj), name, None)
         try:
@@ -326,7 +326,7 @@ def _object_label(obj):
     if isinstance(obj, Tensor):
         return f"{type(obj).__name__} {_shape(obj.shape)}"
     if isinstance(obj, Node):
-        return obj.name()
+        return obj.name().rsplit("::", 1)[-1]
     if kind == "array":
         return f"ndarray {_shape(obj.shape)} {obj.dtype}"
     if kind == "container" or kind == "weakcontainer":

@@ -16,6 +16,7 @@ sample's output no longer depends on the rest of its batch.
 from ..._creation import ones, zeros, tensor
 from ..._dtype import int64
 from ...autograd.grad_mode import no_grad
+from .. import functional as F
 from .. import init
 from ..parameter import Parameter
 from .module import Module
@@ -72,39 +73,19 @@ class BatchNorm1d(Module):
 
     def forward(self, input):
         self._check_input(input)
-        dims = (0,) if input.ndim == 2 else (0, 2)
-        shape = (1, -1) if input.ndim == 2 else (1, -1, 1)
+        factor = 0.0 if self.momentum is None else self.momentum
+        if self.training and self.track_running_stats:
+            with no_grad():
+                self.num_batches_tracked.add_(1)
+            if self.momentum is None:       # a plain average over every batch seen
+                factor = 1.0 / float(self.num_batches_tracked)
         use_batch_stats = self.training or not self.track_running_stats
-        if use_batch_stats:
-            count = input.numel() // input.shape[1]
-            if count <= 1:
-                raise ValueError("Expected more than 1 value per channel when training, got input "
-                                 f"size {input.shape}")
-            mean = input.mean(dims, keepdim=True)
-            centered = input - mean
-            var = (centered * centered).mean(dims, keepdim=True)
-            if self.training and self.track_running_stats:
-                self._update_running_stats(mean, var, count)
-        else:
-            mean = self.running_mean.reshape(*shape)
-            centered = input - mean
-            var = self.running_var.reshape(*shape)
-        out = centered / (var + self.eps).sqrt()
-        if self.weight is not None:
-            out = out * self.weight.reshape(*shape)
-        if self.bias is not None:
-            out = out + self.bias.reshape(*shape)
-        return out
-
-    def _update_running_stats(self, mean, var, count):
-        """Blend the batch statistics into the buffers (outside autograd)."""
-        with no_grad():
-            self.num_batches_tracked.add_(1)
-            factor = (1.0 / float(self.num_batches_tracked) if self.momentum is None
-                      else self.momentum)
-            unbiased = var.reshape(-1) * (count / (count - 1))
-            self.running_mean.mul_(1 - factor).add_(mean.reshape(-1) * factor)
-            self.running_var.mul_(1 - factor).add_(unbiased * factor)
+        return F.batch_norm(input,
+                            self.running_mean if not self.training or self.track_running_stats
+                            else None,
+                            self.running_var if not self.training or self.track_running_stats
+                            else None,
+                            self.weight, self.bias, use_batch_stats, factor, self.eps)
 
     def _plan_load_from_state_dict(self, state_dict, prefix, local_metadata, strict,
                                    missing_keys, unexpected_keys, error_msgs):

@@ -1,0 +1,156 @@
+"""Saved tensors: what forward keeps for backward, and the check that it did not change (chapter 5).
+
+``ctx.save_for_backward(a, b)`` turns each tensor into a :class:`SavedTensor`
+that remembers the tensor's *version* at that moment.  Every in-place
+operation bumps a tensor's version counter (shared with its views), so when
+backward unpacks the saved tensor it can tell whether someone overwrote the
+values in between, and refuse to compute a wrong gradient.
+
+An output of the node is kept *without its graph link*: keeping the output
+itself would make a cycle output -> grad_fn -> saved output (chapter 2).
+It gets its ``grad_fn`` back when unpacked, as a new tensor object that shares
+the memory, which is why ``y.grad_fn._saved_result`` equals ``y`` but is not
+``y``.  An input is kept as the very object (``grad_fn._saved_self is x``).
+
+Inside a ``saved_tensors_hooks`` block, a pack hook sees each tensor as it is
+saved and an unpack hook gives it back; chapter 5 uses them to watch what
+each operation saves.
+"""
+
+import threading
+
+from .._tensor import Tensor
+
+__all__ = ["SavedTensor", "saved_tensors_hooks", "FREED_MESSAGE"]
+
+FREED_MESSAGE = (
+    "Trying to backward through the graph a second time (or directly access saved tensors "
+    "after they have already been freed). Saved intermediate values of the graph are freed "
+    "when you call .backward() or autograd.grad(). Specify retain_graph=True if you need to "
+    "backward through the graph a second time or if you need to access saved tensors after "
+    "calling backward.")
+
+
+class SavedTensor:
+    """One tensor given to ``save_for_backward``, with the version it had then."""
+
+    __slots__ = ("tensor", "output_nr", "saved_version", "packed", "unpack_hook", "freed")
+
+    def __init__(self, tensor, output_nr=None, hooks=None):
+        """``output_nr`` is set when ``tensor`` is an output of the saving node."""
+        self.output_nr = output_nr
+        self.freed = False
+        self.saved_version = tensor._version_counter.version
+        if hooks is not None:
+            pack_hook, self.unpack_hook = hooks
+            self.tensor = None
+            self.packed = pack_hook(tensor)
+        else:
+            self.unpack_hook = self.packed = None
+            self.tensor = tensor if output_nr is None else tensor._alias_without_graph()
+
+    def unpack(self, node):
+        """The saved tensor back, after checking that no in-place op changed it since."""
+        if self.freed:
+            raise RuntimeError(FREED_MESSAGE)
+        if self.unpack_hook is not None:
+            return _checked_unpack(self.unpack_hook, self.packed)
+        ### BEGIN SOLUTION 5.2
+        current = self.tensor._version_counter.version
+        if current != self.saved_version:
+            raise RuntimeError(_modified_message(self, node, current))
+        ### END SOLUTION 5.2
+        if self.output_nr is None:
+            return self.tensor
+        return self.tensor._with_grad_fn(node, self.output_nr)
+
+    def mark_modified_by_its_node(self):
+        """An output that its own node changed in place (``mark_dirty``) is saved
+        as it is *after* the change: the node knows about its own write."""
+        if self.tensor is not None:
+            self.saved_version = self.tensor._version_counter.version
+
+    def release(self):
+        """Drop the reference to the values (backward is done with them)."""
+        self.tensor = self.packed = self.unpack_hook = None
+        self.freed = True
+
+
+def _checked_unpack(unpack_hook, packed):
+    tensor = unpack_hook(packed)
+    if not isinstance(tensor, Tensor):
+        raise TypeError(f"Output of saved tensor unpack_hook expected to be a Tensor but got "
+                        f"result of type {type(tensor).__name__}")
+    return tensor
+
+
+def _modified_message(saved, node, current):
+    data = saved.tensor._data
+    where = ("an input of " + node.name() if saved.output_nr is None
+             else f"output {saved.output_nr} of {node.name()}")
+    return ("one of the variables needed for gradient computation has been modified by an "
+            f"inplace operation: [{saved.tensor.type()} [{', '.join(map(str, data.shape))}]], "
+            f"which is {where}, is at version {current}; expected version "
+            f"{saved.saved_version} instead. Hint: do the in-place operation on a clone "
+            "(x = x.clone()) or after backward, or use the out-of-place version of the "
+            "operation.")
+
+
+# ----- saved_tensors_hooks ----------------------------------------------------------------
+class _HooksStack(threading.local):
+    """The (pack, unpack) pairs active in this thread, innermost last."""
+    stack = ()
+
+
+_hooks = _HooksStack()
+
+
+def current_hooks():
+    """The innermost (pack_hook, unpack_hook) pair, or None."""
+    stack = _hooks.stack
+    return stack[-1] if stack else None
+
+
+class saved_tensors_hooks:
+    """Context manager: transform every tensor saved for backward inside the block.
+
+    ``pack_hook(tensor)`` runs when an operation saves a tensor and may return
+    anything (a copy on disk, a compressed form...); ``unpack_hook(packed)``
+    runs when backward needs the tensor and must return a tensor equal to the
+    original.
+    """
+
+    def __init__(self, pack_hook, unpack_hook):
+        self.pack_hook = pack_hook
+        self.unpack_hook = unpack_hook
+
+    def __enter__(self):
+        _hooks.stack = _hooks.stack + ((self.pack_hook, self.unpack_hook),)
+        return self
+
+    def __exit__(self, *exc):
+        _hooks.stack = _hooks.stack[:-1]
+        return False
+
+
+class save_on_cpu(saved_tensors_hooks):
+    """Keep saved tensors in CPU memory: on a CPU-only library, saved tensors are there
+    already, so this changes nothing (it exists so that PyTorch code runs)."""
+
+    def __init__(self, pin_memory=False, device_type="cuda"):
+        super().__init__(lambda tensor: tensor, lambda tensor: tensor)
+
+
+class disable_saved_tensors_hooks:
+    """Refuse ``saved_tensors_hooks`` inside the block, with ``error_message``."""
+
+    def __init__(self, error_message):
+        self.error_message = error_message
+
+    def __enter__(self):
+        if _hooks.stack:
+            raise RuntimeError(self.error_message)
+        return self
+
+    def __exit__(self, *exc):
+        return False

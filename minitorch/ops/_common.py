@@ -1,0 +1,149 @@
+"""What the op definitions share (chapters 3 and 6): the base class of built-in ops,
+reducing a broadcast gradient, dtype promotion of operands, dims and shapes.
+"""
+
+import numpy as np
+
+from .._dtype import result_type, float_result, from_numpy_dtype
+from .._tensor import Tensor
+from ..autograd.function import Function
+
+__all__ = ["BuiltinFunction", "unbroadcast", "sum_to_shape", "binary_operands", "as_float",
+           "normalize_dim", "normalize_dims", "as_shape", "broadcast_error", "wrap"]
+
+wrap = Tensor._wrap
+
+
+class BuiltinFunction(Function):
+    """Base of minitorch's own ops.  They are Functions like yours, with three promises:
+
+    * their ``forward`` may return a numpy array, which ``apply`` wraps;
+    * their ``backward`` returns new tensors, or its incoming gradient unchanged,
+      so the engine may keep those as ``.grad`` without copying them;
+    * when no gradient at all reaches them, there is nothing to compute, and
+      backward is skipped.
+    """
+    _returns_new_gradients = True
+    _skip_without_gradient = True
+
+
+# ----- broadcasting ------------------------------------------------------------------------
+def unbroadcast(grad, shape):
+    """The gradient of an input of ``shape`` that was broadcast to ``grad``'s shape.
+
+    Broadcasting copied the input along the dims it added or stretched, so
+    each copy received a share of the gradient: sum them back (chapter 3).
+    """
+    if grad.shape == shape:
+        return grad
+    return grad.sum_to_size(shape)
+
+
+def sum_to_shape(x, shape):
+    """Sum the array ``x`` over the dims that broadcasting added or stretched, to get ``shape``."""
+    ### BEGIN SOLUTION 3.1
+    lead = x.ndim - len(shape)
+    stretched = tuple(lead + i for i, size in enumerate(shape)
+                      if size == 1 and x.shape[lead + i] != 1)
+    summed = x.sum(axis=tuple(range(lead)) + stretched, keepdims=True)
+    return summed.reshape(shape)
+    ### END SOLUTION 3.1
+
+
+def broadcast_error(a, b):
+    """numpy's broadcasting ValueError, restated as PyTorch's RuntimeError."""
+    sa, sb = list(np.shape(a)), list(np.shape(b))
+    for i in range(1, max(len(sa), len(sb)) + 1):
+        da = sa[-i] if i <= len(sa) else 1
+        db = sb[-i] if i <= len(sb) else 1
+        if da != db and da != 1 and db != 1:
+            dim = max(len(sa), len(sb)) - i
+            return RuntimeError(
+                f"The size of tensor a ({da}) must match the size of tensor b ({db}) at "
+                f"non-singleton dimension {dim}: shapes {sa} and {sb} do not broadcast. "
+                "Reshape one of them, or add a dimension with unsqueeze().")
+    return RuntimeError(f"shapes {sa} and {sb} cannot be broadcast together")
+
+
+# ----- dtypes ------------------------------------------------------------------------------
+def binary_operands(a, b, dtype=None):
+    """The numpy values of ``a`` (a tensor) and ``b`` (a tensor or a Python number), both
+    converted to ``dtype`` (by default the result dtype of PyTorch's promotion)."""
+    x = a._data
+    if dtype is None:
+        if isinstance(b, Tensor) and b._data.dtype == x.dtype:
+            return x, b._data
+        dtype = result_type(a, b)
+    target = dtype.numpy_dtype
+    x = x if x.dtype == target else x.astype(target)
+    if isinstance(b, Tensor):
+        y = b._data if b._data.dtype == target else b._data.astype(target)
+    else:
+        y = _number_as(b, target)
+    return x, y
+
+
+def _number_as(value, np_dtype):
+    """A Python number as a numpy scalar of ``np_dtype``, refusing values that do not fit."""
+    if np_dtype.kind in "iu":
+        info = np.iinfo(np_dtype)
+        if not info.min <= value <= info.max:
+            raise RuntimeError(f"value cannot be converted to type {np_dtype.name} without "
+                               f"overflow: {value} is outside [{info.min}, {info.max}]")
+    return np_dtype.type(value)
+
+
+def as_float(a):
+    """``a``'s values as floating point: its own dtype if it is one, the default otherwise."""
+    x = a._data
+    target = float_result(from_numpy_dtype(x.dtype)).numpy_dtype
+    return x if x.dtype == target else x.astype(target)
+
+
+def result_dtype(*operands):
+    return result_type(*operands)
+
+
+def float_dtype_of(*operands):
+    """The dtype of a result that is always floating point (true division...)."""
+    return float_result(result_type(*operands))
+
+
+# ----- dims and shapes -----------------------------------------------------------------------
+def normalize_dim(dim, ndim):
+    """A dim in ``[-ndim, ndim)`` as a non-negative index, or PyTorch's IndexError."""
+    low, high = (-1, 0) if ndim == 0 else (-ndim, ndim - 1)
+    if isinstance(dim, bool) or not isinstance(dim, (int, np.integer)):
+        raise TypeError(f"dim must be an int, not {type(dim).__name__}")
+    if dim < low or dim > high:
+        raise IndexError(f"Dimension out of range (expected to be in range of [{low}, {high}], "
+                         f"but got {dim})")
+    return int(dim) % ndim if ndim else 0
+
+
+def normalize_dims(dim, ndim):
+    """``dim`` (None, an int, or a sequence of ints) as a sorted tuple of non-negative dims."""
+    if dim is None:
+        return tuple(range(ndim))
+    if isinstance(dim, (tuple, list)):
+        dims = tuple(normalize_dim(d, ndim) for d in dim)
+        if len(set(dims)) != len(dims):
+            raise RuntimeError(f"dim {dims[0] if dims else dim} appears multiple times in the "
+                               "list of dims")
+        return tuple(sorted(dims))
+    return (normalize_dim(dim, ndim),)
+
+
+def as_shape(size):
+    """Accept ``f(2, 3)``, ``f((2, 3))``, ``f([2, 3])`` or ``f(torch.Size(...))``; return ``(2, 3)``."""
+    if len(size) == 1 and isinstance(size[0], (tuple, list)):
+        size = tuple(size[0])
+    for s in size:
+        if isinstance(s, bool) or not isinstance(s, (int, np.integer)) and not _is_int_tensor(s):
+            raise TypeError(f"sizes must be ints, got {type(s).__name__} ({s!r}) in "
+                            f"{tuple(size)}")
+    return tuple(int(s) for s in size)
+
+
+def _is_int_tensor(s):
+    return isinstance(s, Tensor) and s._data.size == 1 and s._data.dtype.kind in "iu"
