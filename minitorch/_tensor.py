@@ -106,7 +106,8 @@ class Tensor:
         t._requires_grad = False
         t._grad_fn = None
         t._output_nr = 0
-        t._version_counter = VersionCounter()
+        t._version_counter = counter = _new(VersionCounter)
+        counter.version = 0
         return t
 
     @staticmethod
@@ -138,10 +139,12 @@ class Tensor:
             t._base = self._base
         return t
 
-    def _with_grad_fn(self, node, output_nr):
-        """An alias of this tensor that is output ``output_nr`` of ``node`` (a saved output
-        getting its graph link back when backward unpacks it)."""
-        t = self._alias_without_graph()
+    @staticmethod
+    def _saved_output(data, version_counter, node, output_nr):
+        """A saved output unpacked: its memory and version counter, and ``node`` as its
+        grad_fn again (a new tensor object: the original was not kept, see chapter 2)."""
+        t = _new(Tensor)
+        t._data, t._version_counter = data, version_counter
         t._grad_fn, t._output_nr, t._requires_grad = node, output_nr, True
         return t
 
@@ -388,6 +391,9 @@ class Tensor:
             return self._grad_fn._register_tensor_hook(self._output_nr, hook)
         if self._backward_hooks is None:
             self._backward_hooks = hook_dict()
+        node = self._acc_ref() if self._acc_ref is not None else None
+        if node is not None:            # a graph already uses this leaf: tell its node
+            node._hooked = True
         return _add_hook(self._backward_hooks, hook)
 
     def register_post_accumulate_grad_hook(self, hook):

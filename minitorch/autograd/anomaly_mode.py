@@ -8,7 +8,6 @@ usually the line to fix (a ``log(0)``, a ``sqrt`` at 0, a division by 0).
 It slows everything down, so turn it on only to debug.
 """
 
-import threading
 import traceback
 import warnings
 
@@ -16,7 +15,8 @@ __all__ = ["detect_anomaly", "set_detect_anomaly", "is_anomaly_enabled",
            "is_anomaly_check_nan_enabled"]
 
 
-class _AnomalyState(threading.local):
+class _AnomalyState:
+    """One switch for the whole process, as in PyTorch."""
     enabled = False
     check_nan = True
 

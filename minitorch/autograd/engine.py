@@ -76,9 +76,10 @@ def count_dependencies(root):
     stack = [root]
     while stack:
         node = stack.pop()
-        for child, _ in node.next_functions:
-            if child is None:
+        for edge in node._next_edges:
+            if not edge or edge[0] is None:      # no edge, or an input needing no gradient
                 continue
+            child = edge[0]
             if child in dependencies:
                 dependencies[child] += 1
             else:
@@ -90,20 +91,21 @@ def count_dependencies(root):
 
 def execute(task):
     """Run the ready nodes, most urgent first, until none is left."""
+    ready, buffers = task.ready, task.buffers
     ### BEGIN SOLUTION 4.3
-    while task.ready:
-        node = heapq.heappop(task.ready)
-        grads, owned = task.take_gradients(node)
-        if task.is_target(node):
-            grads = task.capture(node, grads, owned)
-        if not task.should_run(node):
-            continue
-        grads = call_pre_hooks(node, grads, owned, task)
-        if isinstance(node, AccumulateGrad):
+    while ready:
+        node = heapq.heappop(ready)
+        grads, owned = buffers.pop(node)
+        if node in task.targets and not task.capture(node, grads, owned):
+            continue                        # a requested input that need not run
+        if node._hooked:
+            grads = call_pre_hooks(node, grads, owned, task)
+        if type(node) is AccumulateGrad:
             task.stash_leaf_gradient(node.variable, grads[0], owned[0])
             continue
         results = node.apply(grads)
-        results = call_post_hooks(node, results, grads)
+        if node._post_hooks:
+            results = call_post_hooks(node, results, grads)
         if not task.retain_graph:
             node._release_saved()
         for edge, grad, own in zip(node._next_edges, results, node._owns(grads, owned, results)):
@@ -112,30 +114,14 @@ def execute(task):
     ### END SOLUTION 4.3
 
 
-class _InputBuffer:
-    """The gradients that arrive at one node, a slot per output of that node.
-
-    ``owned[i]`` says that the engine made ``grads[i]`` itself and nobody else
-    holds it, so it may be kept as a leaf's ``.grad`` without a copy, and a
-    second gradient may be added into it in place.
-    """
-
-    __slots__ = ("grads", "owned")
-
-    def __init__(self, size):
-        self.grads = [None] * size
-        self.owned = [False] * size
-
-    def add(self, nr, grad, owned):
-        if grad is None:
-            return
-        old = self.grads[nr]
-        if old is None:
-            self.grads[nr], self.owned[nr] = grad, owned
-        elif self.owned[nr] and not grad_mode.is_grad_enabled():
-            old.add_(grad)
-        else:
-            self.grads[nr], self.owned[nr] = old + grad, True
+def _add_into(buffer, nr, grad, owned):
+    """A second gradient for the same place: summed (in place, into one the engine owns)."""
+    grads, flags = buffer
+    old = grads[nr]
+    if flags[nr] and not grad_mode._state.enabled:
+        old.add_(grad)
+    else:
+        grads[nr], flags[nr] = old + grad, True
 
 
 class GraphTask:
@@ -156,45 +142,50 @@ class GraphTask:
                            if any(child in leads for child, _ in n.next_functions)}
             if accumulate:
                 self.needed.update(n for n in self.targets if isinstance(n, AccumulateGrad))
-        self.buffers = {root: _InputBuffer(0)}
+        self.buffers = {root: ([], [])}
         self.ready = [root]
         self.leaf_gradients = []
         self.retained = []
 
     # ----- the queue ---------------------------------------------------------------------
-    def take_gradients(self, node):
-        """The gradients delivered to ``node``, and which of them the engine owns."""
-        buffer = self.buffers.pop(node)
-        return buffer.grads, buffer.owned
-
     def send(self, edge, grad, owned):
-        """Deliver ``grad`` along ``edge``; the node there is ready when all its edges delivered."""
+        """Deliver ``grad`` along ``edge``; the node there is ready when all its edges delivered.
+
+        Each node's buffer is a pair of lists, a slot per output of the node: the
+        gradients, and whether the engine owns each one (made it itself, nobody else
+        holds it), so it may keep it as a leaf's ``.grad`` without a copy.
+        """
         node, nr = edge
-        if node not in self.dependencies:      # pruned: leads to no requested input
+        remaining = self.dependencies.get(node)
+        if remaining is None:                  # pruned: leads to no requested input
             return
         buffer = self.buffers.get(node)
         if buffer is None:
-            buffer = self.buffers[node] = _InputBuffer(node._num_outputs)
-        buffer.add(nr, grad, owned)
-        self.dependencies[node] -= 1
-        if self.dependencies[node] == 0:
+            n = node._num_outputs
+            buffer = self.buffers[node] = ([None] * n, [False] * n)
+        if grad is not None:
+            if buffer[0][nr] is None:
+                buffer[0][nr], buffer[1][nr] = grad, owned
+            else:
+                _add_into(buffer, nr, grad, owned)
+        self.dependencies[node] = remaining - 1
+        if remaining == 1:
             heapq.heappush(self.ready, node)
 
     def should_run(self, node):
         return self.needed is None or node in self.needed
 
     # ----- autograd.grad: reading the gradients of the inputs ------------------------------
-    def is_target(self, node):
-        return node in self.targets
-
     def capture(self, node, grads, owned):
-        """Keep the gradients flowing into a requested input.  A target that need not run
-        (a leaf, for autograd.grad) first lets its tensor's hooks change them."""
-        if not self.should_run(node):
+        """Keep the gradients flowing into a requested input; True if the node must
+        still run.  One that need not (a leaf, for autograd.grad) first lets its
+        tensor's hooks change them."""
+        runs = self.should_run(node)
+        if not runs:
             grads = call_tensor_hooks(node, grads, owned)
         for nr in self.targets[node]:
             self.captured[(node, nr)] = grads[nr]
-        return grads
+        return runs
 
     # ----- results, stored only when the whole graph ran ----------------------------------
     def stash_leaf_gradient(self, variable, grad, owned):

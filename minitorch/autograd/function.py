@@ -21,6 +21,7 @@ saves what backward needs.
 """
 
 import functools
+import itertools
 import warnings
 
 import numpy as np
@@ -40,7 +41,7 @@ class FunctionCtx:
         """Keep tensors (or None) for ``backward``, which reads them from
         ``ctx.saved_tensors``.  Store other values as attributes of ``ctx``."""
         for i, t in enumerate(tensors):
-            if t is not None and not isinstance(t, Tensor):
+            if not (t is None or isinstance(t, Tensor)):
                 raise TypeError(
                     f"save_for_backward can only save variables, but argument {i} is of type "
                     f"{type(t).__name__}; store other values as attributes of ctx instead")
@@ -77,7 +78,7 @@ class BackwardCFunction(Node, FunctionCtx):
     _dirty = ()
     _non_differentiable = ()
     _output_meta = ()       # (shape, dtype) of each output: zeros for missing gradients
-    _input_meta = ()        # (shape, dtype) of each input, or None: checks backward's results
+    _input_meta = None      # (shape, dtype) of each input, to check what backward returns
     materialize_grads = True
 
     @property
@@ -95,14 +96,19 @@ class BackwardCFunction(Node, FunctionCtx):
                 s.release()
 
     def apply(self, grad_outputs):
-        """Call the Function's ``backward`` and check what it returns."""
-        if all(g is None for g in grad_outputs) and self._forward_cls._skip_without_gradient:
-            return (None,) * len(self._next_edges)
-        if self.materialize_grads:
-            grad_outputs = _zeros_for_missing(grad_outputs, self._output_meta)
+        """Call the Function's ``backward``, with zeros (or None) for outputs that got no
+        gradient, and check what it returns."""
+        if self._num_outputs > 1 or grad_outputs[0] is None:
+            if self._forward_cls._skip_without_gradient and all(g is None for g in grad_outputs):
+                return (None,) * len(self._next_edges)
+            if self.materialize_grads:
+                grad_outputs = _zeros_for_missing(grad_outputs, self._output_meta)
         grads = self._forward_cls.backward(self, *grad_outputs)
-        grads = self._check_gradients(grads if isinstance(grads, tuple) else (grads,))
-        if anomaly_mode.is_anomaly_enabled():
+        if type(grads) is not tuple:
+            grads = (grads,)
+        if self._input_meta is not None:
+            grads = self._check_gradients(grads)
+        if anomaly_mode._state.enabled:
             anomaly_mode.check_gradients(self, grads)
         return grads
 
@@ -111,15 +117,19 @@ class BackwardCFunction(Node, FunctionCtx):
         owns the new ones, and an incoming one if it owned it (once, if repeated).
         A user's backward may return anything, and a hook may have kept anything."""
         if not self._forward_cls._returns_new_gradients or self._post_hooks:
-            return (False,) * len(grad_inputs)
-        flags = []
-        for i, grad in enumerate(grad_inputs):
-            if grad is None or _contains(grad_inputs[:i], grad):
+            return _NOT_OWNED
+        flags, seen = [], []
+        for grad in grad_inputs:
+            if grad is None or _contains(seen, grad):
                 flags.append(False)
-            elif _contains(grad_outputs, grad):
-                flags.append(any(g is grad and o for g, o in zip(grad_outputs, owned)))
+                continue
+            seen.append(grad)
+            for g, o in zip(grad_outputs, owned):
+                if g is grad:
+                    flags.append(o)
+                    break
             else:
-                flags.append(grad._data.base is None)
+                flags.append(_fresh_memory(grad, grad_outputs, owned))
         return flags
 
     def name(self):
@@ -136,8 +146,8 @@ class BackwardCFunction(Node, FunctionCtx):
                     f"function {self.name()} returned an incorrect number of gradients "
                     f"(expected {n}, got {len(grads)}): backward must return one gradient "
                     "per argument of forward, None for arguments that need none")
-        return tuple(self._check_gradient(i, g, meta)
-                     for i, (g, meta) in enumerate(zip(grads, self._input_meta)))
+        return tuple([self._check_gradient(i, g, meta)
+                      for i, (g, meta) in enumerate(zip(grads, self._input_meta))])
 
     def _check_gradient(self, i, grad, meta):
         if grad is None or meta is None:
@@ -155,6 +165,23 @@ class BackwardCFunction(Node, FunctionCtx):
         if grad.dtype is not dtype:
             grad = grad.to(dtype)
         return grad
+
+
+_NOT_OWNED = itertools.repeat(False)
+
+
+def _fresh_memory(grad, grad_outputs, owned):
+    """A new tensor owns its memory; so does a rearranged view (a transpose, a
+    reshape: the same elements, writable) of memory that only an owned incoming
+    gradient held.  A broadcast or a slice does not: it repeats or leaves out
+    elements of memory that may serve other gradients."""
+    data = grad._data
+    base = data.base
+    if base is None:
+        return True
+    if not data.flags.writeable or data.size != base.size:
+        return False
+    return any(o and g._data is base for g, o in zip(grad_outputs, owned))
 
 
 def _zeros_for_missing(grad_outputs, output_meta):
@@ -184,10 +211,12 @@ class FunctionMeta(type):
         node_name = attrs.get("_backward_name", name + "Backward")
         # ``grad_fn._saved_self``, ``_saved_result``...: built-in ops name their saved
         # tensors the way PyTorch's nodes expose them.
-        node_attrs = {"_forward_cls": cls, "__module__": cls.__module__}
+        node_attrs = {"_forward_cls": cls, "__module__": cls.__module__,
+                      "_is_view": cls._is_view, "_wraps_numbers": cls._wraps_numbers}
         for i, saved_name in enumerate(cls._saved_names):
             node_attrs["_saved_" + saved_name] = _saved_property(i, saved_name)
-        cls._backward_cls = type(node_name, (BackwardCFunction,), node_attrs)
+        node_base = getattr(cls, "_node_base", None) or BackwardCFunction
+        cls._backward_cls = type(node_name, (node_base,), node_attrs)
         cls._setup_context_style = not getattr(cls.setup_context, "_is_default", False)
 
 
@@ -203,6 +232,7 @@ class Function(metaclass=FunctionMeta):
     _returns_new_gradients = False   # backward makes new tensors (or passes its input on)
     _saved_names = ()           # names for ``grad_fn._saved_<name>``
     _node_name = None           # what ``grad_fn.name()`` says, if not the node class's name
+    _node_base = None           # the base of this Function's node class (BackwardCFunction)
 
     def __init__(self, *args, **kwargs):
         warnings.warn(f"{type(self)} should not be instantiated: its methods are static, so call "
@@ -239,14 +269,12 @@ class Function(metaclass=FunctionMeta):
         ctx = cls._backward_cls()                                   # 1. the node
         ctx.needs_input_grad = needs_input_grad(args)
         result = _run_forward(cls, ctx, args)                       # 2. forward, unrecorded
-        outputs = _as_outputs(result, args, ctx)
-        if cls._is_view:
-            _share_memory_bookkeeping(args[0], outputs)
+        outputs = as_outputs(result, args, ctx)
         if grad_mode.is_grad_enabled() and True in ctx.needs_input_grad:
-            _record(cls, ctx, args, outputs)                        # 3. record
+            _record(ctx, args, outputs)                             # 3. record
         else:
-            _finish_unrecorded(ctx, outputs)
-        return outputs[0] if type(result) is not tuple else outputs
+            finish_unrecorded(ctx, outputs)
+        return outputs[0] if type(result) is not tuple else tuple(outputs)
 
 
 def needs_input_grad(args):
@@ -268,12 +296,13 @@ def _run_forward(cls, ctx, args):
         state.enabled = was_enabled
 
 
-def _as_outputs(result, args, ctx):
+def as_outputs(result, args, ctx):
     """What ``forward`` returned, as a list of Tensors (other values pass through).
 
     An array becomes a new tensor.  An input returned as it is, and not
     modified in place, becomes a new tensor object sharing its memory, so it
-    can get a ``grad_fn`` of its own without touching the input.
+    can get a ``grad_fn`` of its own without touching the input.  The outputs
+    of a view op share their input's version counter.
     """
     outputs = []
     for o in (result if type(result) is tuple else (result,)):
@@ -285,45 +314,76 @@ def _as_outputs(result, args, ctx):
                                             for x in ctx._non_differentiable)
             o = alias
         outputs.append(o)
+    if ctx._is_view:
+        _share_version_counter(args[0], outputs)
     return outputs
 
 
 def _contains(sequence, obj):
     """``obj in sequence`` by identity (``in`` would compare tensors elementwise)."""
-    return any(x is obj for x in sequence)
+    for x in sequence:
+        if x is obj:
+            return True
+    return False
 
 
-def _finish_unrecorded(ctx, outputs):
+def _share_version_counter(base, outputs):
+    """A view shares its input's version counter, and remembers the tensor it looks into."""
+    for t in outputs:
+        t._version_counter = base._version_counter
+        t._base = base if base._base is None else base._base
+
+
+def finish_unrecorded(ctx, outputs):
     """No graph: only the version bumps of in-place changes, and inference flags."""
     for t in ctx._dirty:
         t._version_counter.bump()
-    if grad_mode.is_inference_mode_enabled():
+    if grad_mode._state.inference:
         for t in outputs:
             if isinstance(t, Tensor):
                 t._is_inference = True
 
 
-def _record(cls, ctx, args, outputs):
-    """Link ``ctx`` into the graph: edges to the inputs' nodes, itself as the outputs' grad_fn."""
+def _record(ctx, args, outputs):
+    """Everything step 3 does for a Function: check, link, describe, save."""
     _check_in_place(ctx)
+    link_into_graph(ctx, args, outputs)
+    _describe_inputs_and_outputs(ctx, args, outputs)
+    save_and_mark_dirty(ctx, outputs)
+
+
+def link_into_graph(ctx, args, outputs):
+    """Make ``ctx`` a node: an edge to each input's place in the graph, and the
+    ``grad_fn`` of each output that can have a gradient."""
     ctx._sequence_nr = next(_sequence)
     ### BEGIN SOLUTION 4.1
-    ctx._next_edges = tuple(_edge_to(a, cls._wraps_numbers) for a in args)
+    ctx._next_edges = tuple([_edge_to(a, ctx._wraps_numbers) for a in args])
     for i, t in enumerate(outputs):
-        if isinstance(t, Tensor) and t._data.dtype.kind in "fc" and \
-                not _contains(ctx._non_differentiable, t):
+        if _differentiable(t, ctx._non_differentiable):
             t._grad_fn, t._requires_grad, t._output_nr = ctx, True, i
     ### END SOLUTION 4.1
-    if anomaly_mode.is_anomaly_enabled():
+    if anomaly_mode._state.enabled:
         anomaly_mode.remember_forward(ctx)
-    _describe_inputs_and_outputs(ctx, args, outputs)
-    ctx._saved = _pack_saved(ctx, outputs)      # inputs as they were before an in-place change
+
+
+def _differentiable(t, marked_not):
+    """Only floating point tensors have gradients, and not those marked otherwise."""
+    return (isinstance(t, Tensor) and t._data.dtype.kind == "f"
+            and not (marked_not and _contains(marked_not, t)))
+
+
+def save_and_mark_dirty(ctx, outputs):
+    """Pack what forward saved, then count in-place changes (saved inputs keep the
+    version they had before the change; a saved output its version after it)."""
+    if ctx._to_save:
+        ctx._saved = _pack_saved(ctx, outputs)
     for t in ctx._dirty:
         t._version_counter.bump()
-    for entry in ctx._saved:
-        if entry is not None and entry.output_nr is not None and \
-                _contains(ctx._dirty, outputs[entry.output_nr]):
-            entry.mark_modified_by_its_node()       # an output as it is after the change
+    if ctx._dirty and ctx._saved:
+        for entry in ctx._saved:
+            if entry is not None and entry.output_nr is not None and \
+                    _contains(ctx._dirty, outputs[entry.output_nr]):
+                entry.mark_modified_by_its_node()
 
 
 def _edge_to(arg, wraps_numbers):
@@ -359,34 +419,32 @@ def leaf_in_place_error(tense="is being"):
 
 def _describe_inputs_and_outputs(ctx, args, outputs):
     """Shapes and dtypes that backward needs: to check its gradients, and to make zeros."""
-    ctx._num_outputs = len(outputs)
-    ctx._output_meta = tuple((t._data.shape, t.dtype) if isinstance(t, Tensor) else ((), None)
-                             for t in outputs)
+    describe_outputs(ctx, outputs)
     ctx._input_meta = tuple((a._data.shape, a.dtype) if isinstance(a, Tensor) and a._requires_grad
                             else None for a in args)
 
 
-def _share_memory_bookkeeping(base, outputs):
-    """A view shares its input's version counter, and remembers the tensor it looks into."""
-    for t in outputs:
-        t._version_counter = base._version_counter
-        t._base = base if base._base is None else base._base
+def describe_outputs(ctx, outputs):
+    ctx._num_outputs = len(outputs)
+    ctx._output_meta = tuple((t._data.shape, t.dtype) if isinstance(t, Tensor) else ((), None)
+                             for t in outputs)
 
 
 def _pack_saved(ctx, outputs):
     """Turn ``ctx.save_for_backward``'s tensors into SavedTensors (or None)."""
     to_save = ctx._to_save
-    if not to_save:
-        return ()
     del ctx._to_save         # it may hold an output: keeping it would make a cycle
     hooks = current_hooks()
     saved = []
+    ### BEGIN SOLUTION 5.3
     for t in to_save:
         if t is None:
             saved.append(None)
             continue
-        _refuse_inference_tensor(t)
+        if t._is_inference:
+            _refuse_inference_tensor(t)
         saved.append(SavedTensor(t, _output_number(t, outputs, ctx), hooks))
+    ### END SOLUTION 5.3
     return tuple(saved)
 
 
@@ -399,7 +457,7 @@ def _output_number(t, outputs, ctx):
 
 
 def _refuse_inference_tensor(t):
-    if t._is_inference:
+    if t._is_inference:                 # checked again: callers test it inline first
         raise RuntimeError(
             "Inference tensors cannot be saved for backward. To work around you can make a "
             "clone to get a normal tensor and use it in autograd, or use minitorch.no_grad() "

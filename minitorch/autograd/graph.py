@@ -47,6 +47,7 @@ class Node:
     _post_hooks = None          # node hooks: called with both, after the node ran
     _tensor_pre_hooks = None    # {output_nr: hooks} of the tensors this node produced
     _retained = None            # {output_nr: weakref to a tensor that called retain_grad}
+    _hooked = False             # set when any of the above is registered
     _num_outputs = 1
 
     def name(self):
@@ -83,6 +84,7 @@ class Node:
     def register_prehook(self, hook):
         """Call ``hook(grad_outputs)`` before this node runs; a non-None return
         value replaces ``grad_outputs``.  Returns a removable handle."""
+        self._hooked = True
         if self._pre_hooks is None:
             self._pre_hooks = hook_dict()
         return _add(self._pre_hooks, hook)
@@ -90,12 +92,14 @@ class Node:
     def register_hook(self, hook):
         """Call ``hook(grad_inputs, grad_outputs)`` after this node ran; a non-None
         return value replaces ``grad_inputs``.  Returns a removable handle."""
+        self._hooked = True
         if self._post_hooks is None:
             self._post_hooks = hook_dict()
         return _add(self._post_hooks, hook)
 
     def _register_tensor_hook(self, output_nr, hook):
         """A hook of the tensor that is output ``output_nr`` of this node (``Tensor.register_hook``)."""
+        self._hooked = True
         if self._tensor_pre_hooks is None:
             self._tensor_pre_hooks = {}
         hooks = self._tensor_pre_hooks.get(output_nr)
@@ -110,12 +114,10 @@ class Node:
     def _retain_grad_of(self, output_nr, tensor):
         """Make backward store this output's gradient in ``tensor.grad`` (``retain_grad``).
         The node keeps only a weak reference: no cycle tensor -> node -> tensor forms."""
+        self._hooked = True
         if self._retained is None:
             self._retained = {}
         self._retained[output_nr] = weakref.ref(tensor)
-
-    def _has_hooks(self):
-        return bool(self._pre_hooks or self._post_hooks or self._tensor_pre_hooks or self._retained)
 
     # ----- running ----------------------------------------------------------------------
     def apply(self, grad_outputs):
@@ -177,6 +179,8 @@ class AccumulateGrad(Node):
         self.variable = variable
         self._next_edges = ()
         self._sequence_nr = _LAST
+        if variable._backward_hooks:
+            self._hooked = True
 
     def name(self):
         return "torch::autograd::AccumulateGrad"
@@ -184,9 +188,6 @@ class AccumulateGrad(Node):
     def _tensor_hooks(self):
         hooks = self.variable._backward_hooks
         return ((0, hooks),) if hooks else ()
-
-    def _has_hooks(self):
-        return bool(self.variable._backward_hooks) or Node._has_hooks(self)
 
     def apply(self, grad_outputs):
         """Add the gradient into the leaf's ``.grad`` now (when called directly).

@@ -19,6 +19,7 @@ each operation saves.
 
 import threading
 
+from .._dtype import from_numpy_dtype
 from .._tensor import Tensor
 
 __all__ = ["SavedTensor", "saved_tensors_hooks", "FREED_MESSAGE"]
@@ -32,22 +33,30 @@ FREED_MESSAGE = (
 
 
 class SavedTensor:
-    """One tensor given to ``save_for_backward``, with the version it had then."""
+    """One tensor given to ``save_for_backward``, with the version it had then.
 
-    __slots__ = ("tensor", "output_nr", "saved_version", "packed", "unpack_hook", "freed")
+    An input is kept as it is (``tensor``).  An output is kept as its memory
+    and version counter only (``data``, ``version_counter``), without a link to
+    its ``grad_fn``: the link comes back when backward unpacks it.
+    """
+
+    __slots__ = ("tensor", "data", "version_counter", "saved_version", "output_nr", "packed",
+                 "unpack_hook", "freed")
 
     def __init__(self, tensor, output_nr=None, hooks=None):
         """``output_nr`` is set when ``tensor`` is an output of the saving node."""
         self.output_nr = output_nr
         self.freed = False
+        self.version_counter = tensor._version_counter
         self.saved_version = tensor._version_counter.version
         if hooks is not None:
             pack_hook, self.unpack_hook = hooks
-            self.tensor = None
+            self.tensor = self.data = None
             self.packed = pack_hook(tensor)
         else:
             self.unpack_hook = self.packed = None
-            self.tensor = tensor if output_nr is None else tensor._alias_without_graph()
+            self.tensor = tensor if output_nr is None else None
+            self.data = tensor._data
 
     def unpack(self, node):
         """The saved tensor back, after checking that no in-place op changed it since."""
@@ -55,24 +64,35 @@ class SavedTensor:
             raise RuntimeError(FREED_MESSAGE)
         if self.unpack_hook is not None:
             return _checked_unpack(self.unpack_hook, self.packed)
+        self.check_version(node)
+        if self.output_nr is None:
+            return self.tensor
+        return Tensor._saved_output(self.data, self.version_counter, node, self.output_nr)
+
+    def unpack_array(self, node):
+        """Only the values, as a numpy array, after the same checks (the speed path of
+        built-in ops, see ``ops/_common.py``)."""
+        if self.freed or self.unpack_hook is not None:
+            return self.unpack(node)._data
+        self.check_version(node)
+        return self.data
+
+    def check_version(self, node):
+        """Refuse values that an in-place operation changed after they were saved."""
         ### BEGIN SOLUTION 5.2
-        current = self.tensor._version_counter.version
+        current = self.version_counter.version
         if current != self.saved_version:
             raise RuntimeError(_modified_message(self, node, current))
         ### END SOLUTION 5.2
-        if self.output_nr is None:
-            return self.tensor
-        return self.tensor._with_grad_fn(node, self.output_nr)
 
     def mark_modified_by_its_node(self):
         """An output that its own node changed in place (``mark_dirty``) is saved
         as it is *after* the change: the node knows about its own write."""
-        if self.tensor is not None:
-            self.saved_version = self.tensor._version_counter.version
+        self.saved_version = self.version_counter.version
 
     def release(self):
-        """Drop the reference to the values (backward is done with them)."""
-        self.tensor = self.packed = self.unpack_hook = None
+        """Drop the references to the values (backward is done with them)."""
+        self.tensor = self.data = self.packed = self.unpack_hook = None
         self.freed = True
 
 
@@ -85,15 +105,19 @@ def _checked_unpack(unpack_hook, packed):
 
 
 def _modified_message(saved, node, current):
-    data = saved.tensor._data
+    data = saved.data
     where = ("an input of " + node.name() if saved.output_nr is None
              else f"output {saved.output_nr} of {node.name()}")
     return ("one of the variables needed for gradient computation has been modified by an "
-            f"inplace operation: [{saved.tensor.type()} [{', '.join(map(str, data.shape))}]], "
+            f"inplace operation: [torch.{_type_name(data)}Tensor [{', '.join(map(str, data.shape))}]], "
             f"which is {where}, is at version {current}; expected version "
             f"{saved.saved_version} instead. Hint: do the in-place operation on a clone "
             "(x = x.clone()) or after backward, or use the out-of-place version of the "
             "operation.")
+
+
+def _type_name(data):
+    return from_numpy_dtype(data.dtype).type_name
 
 
 # ----- saved_tensors_hooks ----------------------------------------------------------------
@@ -103,10 +127,17 @@ class _HooksStack(threading.local):
 
 
 _hooks = _HooksStack()
+_active_lock = threading.Lock()
+
+
+_active = [0]       # how many saved_tensors_hooks blocks are open, in all threads
 
 
 def current_hooks():
-    """The innermost (pack_hook, unpack_hook) pair, or None."""
+    """The innermost (pack_hook, unpack_hook) pair of this thread, or None.  The
+    per-thread stack is read only while some thread uses hooks at all (``_active``)."""
+    if not _active[0]:
+        return None
     stack = _hooks.stack
     return stack[-1] if stack else None
 
@@ -126,10 +157,14 @@ class saved_tensors_hooks:
 
     def __enter__(self):
         _hooks.stack = _hooks.stack + ((self.pack_hook, self.unpack_hook),)
+        with _active_lock:
+            _active[0] += 1
         return self
 
     def __exit__(self, *exc):
         _hooks.stack = _hooks.stack[:-1]
+        with _active_lock:
+            _active[0] -= 1
         return False
 
 

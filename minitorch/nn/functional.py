@@ -219,12 +219,23 @@ class NllLoss(BuiltinFunction):
 
     @staticmethod
     def backward(ctx, grad):
-        scale = ctx.w if ctx.reduction == "none" else ctx.w * (
-            1 / ctx.total if ctx.reduction == "mean" else 1)
-        out = np.zeros(ctx.shape, dtype=ctx.w.dtype)
-        out[ctx.rows, ctx.safe] = -scale
-        return grad.unsqueeze(1) * wrap(out) if ctx.reduction == "none" else \
-            grad * wrap(out), None, None, None, None
+        slope = wrap(_nll_slope(ctx))
+        grad = grad.unsqueeze(1) if ctx.reduction == "none" else grad
+        return grad * slope, None, None, None, None
+
+    @staticmethod
+    def backward_on_arrays(ctx, grad):
+        grad = grad[:, None] if ctx.reduction == "none" else grad
+        return grad * _nll_slope(ctx), None, None, None, None
+
+
+def _nll_slope(ctx):
+    """d loss / d input: minus the weight (over the total, for the mean) at each
+    sample's target class, zero elsewhere."""
+    scale = ctx.w / ctx.total if ctx.reduction == "mean" else ctx.w
+    slope = np.zeros(ctx.shape, dtype=ctx.w.dtype)
+    slope[ctx.rows, ctx.safe] = -scale
+    return slope
 
 
 def _check_class_targets(input, target):

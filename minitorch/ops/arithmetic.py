@@ -15,8 +15,8 @@ import math
 import numpy as np
 
 from .._tensor import Tensor
-from ._common import (BuiltinFunction, unbroadcast, binary_operands, broadcast_error,
-                      float_dtype_of, wrap)
+from ._common import (BuiltinFunction, unbroadcast, sum_to_shape, binary_operands,
+                      broadcast_error, float_dtype_of, wrap)
 
 __all__ = ["Add", "AddScalar", "Sub", "SubScalar", "RSub", "Mul", "MulScalar", "Div", "DivScalar",
            "Reciprocal", "Neg", "Pow", "PowScalar", "RPow", "Remainder", "FloorDivide",
@@ -35,7 +35,7 @@ def _compute(op, x, y):
 def operand(x):
     """The other side of an operator as a tensor or a Python number, or NotImplemented
     (so Python can try the other operand's method) for anything else."""
-    if isinstance(x, (Tensor, int, float)):
+    if type(x) is float or isinstance(x, (Tensor, int, float)):
         return x
     if isinstance(x, np.generic) and x.dtype.kind in "biuf":
         return x.item()
@@ -50,7 +50,7 @@ class Add(BuiltinFunction):
 
     @staticmethod
     def forward(ctx, a, b):
-        ctx.shapes = a.shape, b.shape
+        ctx.shapes = a._data.shape, b._data.shape
         x, y = binary_operands(a, b)
         return _compute(np.add, x, y)
 
@@ -60,6 +60,13 @@ class Add(BuiltinFunction):
         need_a, need_b = ctx.needs_input_grad
         return (unbroadcast(grad, shape_a) if need_a else None,
                 unbroadcast(grad, shape_b) if need_b else None)
+
+    @staticmethod
+    def backward_on_arrays(ctx, grad):
+        shape_a, shape_b = ctx.shapes
+        need_a, need_b = ctx.needs_input_grad
+        return (sum_to_shape(grad, shape_a) if need_a else None,
+                sum_to_shape(grad, shape_b) if need_b else None)
 
 
 class AddScalar(BuiltinFunction):
@@ -83,7 +90,7 @@ class Sub(BuiltinFunction):
     @staticmethod
     def forward(ctx, a, b):
         _refuse_bool_subtraction(a, b)
-        ctx.shapes = a.shape, b.shape
+        ctx.shapes = a._data.shape, b._data.shape
         x, y = binary_operands(a, b)
         return _compute(np.subtract, x, y)
 
@@ -93,6 +100,13 @@ class Sub(BuiltinFunction):
         need_a, need_b = ctx.needs_input_grad
         return (unbroadcast(grad, shape_a) if need_a else None,
                 unbroadcast(-grad, shape_b) if need_b else None)
+
+    @staticmethod
+    def backward_on_arrays(ctx, grad):
+        shape_a, shape_b = ctx.shapes
+        need_a, need_b = ctx.needs_input_grad
+        return (sum_to_shape(grad, shape_a) if need_a else None,
+                sum_to_shape(-grad, shape_b) if need_b else None)
 
 
 class SubScalar(BuiltinFunction):
@@ -124,6 +138,10 @@ class RSub(BuiltinFunction):
     def backward(ctx, grad):
         return -grad, None
 
+    @staticmethod
+    def backward_on_arrays(ctx, grad):
+        return -grad, None
+
 
 def _refuse_bool_subtraction(a, b):
     if a.dtype.name == "bool" and (isinstance(b, bool) or isinstance(b, Tensor) and
@@ -143,7 +161,7 @@ class Mul(BuiltinFunction):
         # (PyTorch saves `other` first; saved-tensor hooks see them in that order.)
         need_a, need_b = ctx.needs_input_grad
         ctx.save_for_backward(b if need_a else None, a if need_b else None)
-        ctx.shapes = a.shape, b.shape
+        ctx.shapes = a._data.shape, b._data.shape
         x, y = binary_operands(a, b)
         return _compute(np.multiply, x, y)
 
@@ -173,6 +191,10 @@ class MulScalar(BuiltinFunction):
     def backward(ctx, grad):
         return grad * ctx.number, None
 
+    @staticmethod
+    def backward_on_arrays(ctx, grad):
+        return grad * ctx.number, None
+
 
 class Div(BuiltinFunction):
     _backward_name = "DivBackward0"
@@ -183,7 +205,7 @@ class Div(BuiltinFunction):
         # d(a/b)/da = 1/b needs b; d(a/b)/db = -a/b**2 needs both.
         need_b = ctx.needs_input_grad[1]
         ctx.save_for_backward(b, a if need_b else None)
-        ctx.shapes = a.shape, b.shape
+        ctx.shapes = a._data.shape, b._data.shape
         x, y = binary_operands(a, b, float_dtype_of(a, b))
         return _compute(np.true_divide, x, y)
 
@@ -212,6 +234,10 @@ class DivScalar(BuiltinFunction):
 
     @staticmethod
     def backward(ctx, grad):
+        return grad / ctx.number, None
+
+    @staticmethod
+    def backward_on_arrays(ctx, grad):
         return grad / ctx.number, None
 
 
@@ -248,10 +274,18 @@ class Neg(BuiltinFunction):
     def backward(ctx, grad):
         return -grad
 
+    @staticmethod
+    def backward_on_arrays(ctx, grad):
+        return -grad
+
 
 # ----- picking the Function for a tensor or a number operand ---------------------------------
 def _binary(tensor_fn, number_fn):
     def op(a, b):
+        if type(b) is float or type(b) is int:
+            return number_fn.apply(a, b)
+        if isinstance(b, Tensor):
+            return tensor_fn.apply(a, b)
         b = operand(b)
         if b is NotImplemented:
             return NotImplemented
@@ -396,7 +430,7 @@ class Remainder(BuiltinFunction):
         if x.dtype.kind in "iu" and np.any(np.asarray(y) == 0):
             raise RuntimeError("ZeroDivisionError: the divisor of % is 0 in an integer tensor")
         ctx.save_for_backward(a, b if isinstance(b, Tensor) else None)
-        ctx.shapes = a.shape, (b.shape if isinstance(b, Tensor) else ())
+        ctx.shapes = a._data.shape, (b._data.shape if isinstance(b, Tensor) else ())
         return _compute(np.remainder, x, y)
 
     @staticmethod

@@ -9,7 +9,7 @@ PyTorch's nodes (``MvBackward0``, ``MmBackward0``, ``BmmBackward0``...).
 import numpy as np
 
 from .._tensor import Tensor
-from ._common import BuiltinFunction, wrap
+from ._common import BuiltinFunction, sum_to_shape, wrap
 
 __all__ = ["Mm", "Mv", "Dot", "Bmm", "Addmm", "matmul", "mm", "bmm", "addmm"]
 
@@ -160,6 +160,23 @@ class Addmm(BuiltinFunction):
         return (grad.sum_to_size(ctx.bias_shape) if need_bias else None,
                 grad.mm(b.t()) if b is not None else None,
                 a.t().mm(grad) if a is not None else None)
+
+    @staticmethod
+    def backward_on_arrays(ctx, grad):
+        b, a = ctx.saved_arrays
+        need_bias = ctx.needs_input_grad[0]
+        return (sum_to_shape(grad, ctx.bias_shape) if need_bias else None,
+                grad @ b.T if b is not None else None,
+                _product_like(a.T, grad, b) if a is not None else None)
+
+
+def _product_like(x, y, like):
+    """``x @ y`` laid out in memory as ``like`` is: for ``weight.t()`` (a transposed
+    view) the product is computed transposed, so that the weight's gradient, once
+    ``TBackward0`` transposes it back, is contiguous like the weight."""
+    if like is not None and like.flags.f_contiguous and not like.flags.c_contiguous:
+        return (y.T @ x.T).T
+    return x @ y
 
 
 # ----- matmul: the general product, built from the ones above -------------------------------

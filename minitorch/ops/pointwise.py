@@ -39,6 +39,11 @@ class Exp(BuiltinFunction):
         return grad * result
         ### END SOLUTION 6.1
 
+    @staticmethod
+    def backward_on_arrays(ctx, grad):
+        result, = ctx.saved_arrays
+        return grad * result
+
 
 class Log(BuiltinFunction):
     _backward_name = "LogBackward0"
@@ -52,6 +57,11 @@ class Log(BuiltinFunction):
     @staticmethod
     def backward(ctx, grad):
         a, = ctx.saved_tensors
+        return grad / a
+
+    @staticmethod
+    def backward_on_arrays(ctx, grad):
+        a, = ctx.saved_arrays
         return grad / a
 
 
@@ -68,6 +78,11 @@ class Sqrt(BuiltinFunction):
     @staticmethod
     def backward(ctx, grad):
         result, = ctx.saved_tensors
+        return grad / (result * 2)
+
+    @staticmethod
+    def backward_on_arrays(ctx, grad):
+        result, = ctx.saved_arrays
         return grad / (result * 2)
 
 
@@ -122,6 +137,11 @@ class Relu(BuiltinFunction):
         result, = ctx.saved_tensors
         return grad * (result > 0)
 
+    @staticmethod
+    def backward_on_arrays(ctx, grad):
+        result, = ctx.saved_arrays
+        return grad * (result > 0)
+
 
 class Sigmoid(BuiltinFunction):
     _backward_name = "SigmoidBackward0"
@@ -141,6 +161,11 @@ class Sigmoid(BuiltinFunction):
         result, = ctx.saved_tensors
         return grad * (result * (1 - result))
 
+    @staticmethod
+    def backward_on_arrays(ctx, grad):
+        result, = ctx.saved_arrays
+        return grad * (result * (1 - result))
+
 
 class Tanh(BuiltinFunction):
     _backward_name = "TanhBackward0"
@@ -155,6 +180,11 @@ class Tanh(BuiltinFunction):
     @staticmethod
     def backward(ctx, grad):
         result, = ctx.saved_tensors
+        return grad * (1 - result * result)
+
+    @staticmethod
+    def backward_on_arrays(ctx, grad):
+        result, = ctx.saved_arrays
         return grad * (1 - result * result)
 
 

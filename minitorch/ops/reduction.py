@@ -273,6 +273,11 @@ class Softmax(BuiltinFunction):
         y, = ctx.saved_tensors
         return y * (grad - (grad * y).sum(ctx.dim, keepdim=True)), None
 
+    @staticmethod
+    def backward_on_arrays(ctx, grad):
+        y, = ctx.saved_arrays
+        return y * (grad - (grad * y).sum(axis=ctx.dim, keepdims=True)), None
+
 
 class LogSoftmax(BuiltinFunction):
     """log(softmax(x)) computed as x - max - log(sum(exp(x - max))): never overflows."""
@@ -292,6 +297,11 @@ class LogSoftmax(BuiltinFunction):
     def backward(ctx, grad):
         y, = ctx.saved_tensors
         return grad - y.exp() * grad.sum(ctx.dim, keepdim=True), None
+
+    @staticmethod
+    def backward_on_arrays(ctx, grad):
+        y, = ctx.saved_arrays
+        return grad - np.exp(y) * grad.sum(axis=ctx.dim, keepdims=True), None
 
 
 def _softmax_input(a, dim, dtype, name):

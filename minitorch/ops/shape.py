@@ -11,7 +11,7 @@ import numpy as np
 
 from .._dtype import from_numpy_dtype, promote_types
 from .._tensor import Tensor
-from ._common import BuiltinFunction, as_shape, normalize_dim, wrap
+from ._common import BuiltinFunction, as_shape, normalize_dim, sum_to_shape, wrap
 
 __all__ = ["View", "UnsafeView", "Alias", "Transpose", "T", "Permute", "Unsqueeze", "Squeeze",
            "SqueezeAll", "Expand", "Clone", "ToCopy", "Cat", "Stack", "view", "reshape",
@@ -62,6 +62,10 @@ class View(ViewFunction):
     def backward(ctx, grad):
         return grad.reshape(ctx.shape), None
 
+    @staticmethod
+    def backward_on_arrays(ctx, grad):
+        return grad.reshape(ctx.shape), None
+
 
 class UnsafeView(BuiltinFunction):
     """A reshape of a fresh copy (``reshape`` of a tensor that cannot be viewed)."""
@@ -74,6 +78,10 @@ class UnsafeView(BuiltinFunction):
 
     @staticmethod
     def backward(ctx, grad):
+        return grad.reshape(ctx.shape), None
+
+    @staticmethod
+    def backward_on_arrays(ctx, grad):
         return grad.reshape(ctx.shape), None
 
 
@@ -178,6 +186,10 @@ class T(ViewFunction):
     def backward(ctx, grad):
         return grad.t()
 
+    @staticmethod
+    def backward_on_arrays(ctx, grad):
+        return grad.T
+
 
 class Permute(ViewFunction):
     _backward_name = "PermuteBackward0"
@@ -268,6 +280,10 @@ class Expand(ViewFunction):
     @staticmethod
     def backward(ctx, grad):
         return grad.sum_to_size(ctx.shape), None
+
+    @staticmethod
+    def backward_on_arrays(ctx, grad):
+        return sum_to_shape(grad, ctx.shape), None
 
 
 def expand(a, *sizes):
