@@ -29,6 +29,7 @@ the first time, or a new forward pass.)
 """
 
 import heapq
+import itertools
 import signal
 import threading
 
@@ -103,15 +104,16 @@ def execute(task):
         if type(node) is AccumulateGrad:
             task.stash_leaf_gradient(node.variable, grads[0], owned[0])
             continue
-        results = node.apply(grads)
+        results, owns = node._run_backward(grads, owned)
         if node._post_hooks:
-            results = call_post_hooks(node, results, grads)
+            results, owns = call_post_hooks(node, results, grads), _NOT_OWNED
         if not task.retain_graph:
             node._release_saved()
-        for edge, grad, own in zip(node._next_edges, results, node._owns(grads, owned, results)):
-            if edge and edge[0] is not None:
-                task.send(edge, grad, own)
+        task.send(node._next_edges, results, owns)
     ### END SOLUTION 4.3
+
+
+_NOT_OWNED = itertools.repeat(False)
 
 
 def _add_into(buffer, nr, grad, owned):
@@ -148,29 +150,34 @@ class GraphTask:
         self.retained = []
 
     # ----- the queue ---------------------------------------------------------------------
-    def send(self, edge, grad, owned):
-        """Deliver ``grad`` along ``edge``; the node there is ready when all its edges delivered.
+    def send(self, edges, grads, owned):
+        """Deliver each gradient along its edge; a node is ready once all the edges
+        leading into it have delivered.
 
         Each node's buffer is a pair of lists, a slot per output of the node: the
         gradients, and whether the engine owns each one (made it itself, nobody else
         holds it), so it may keep it as a leaf's ``.grad`` without a copy.
         """
-        node, nr = edge
-        remaining = self.dependencies.get(node)
-        if remaining is None:                  # pruned: leads to no requested input
-            return
-        buffer = self.buffers.get(node)
-        if buffer is None:
-            n = node._num_outputs
-            buffer = self.buffers[node] = ([None] * n, [False] * n)
-        if grad is not None:
-            if buffer[0][nr] is None:
-                buffer[0][nr], buffer[1][nr] = grad, owned
-            else:
-                _add_into(buffer, nr, grad, owned)
-        self.dependencies[node] = remaining - 1
-        if remaining == 1:
-            heapq.heappush(self.ready, node)
+        dependencies, buffers = self.dependencies, self.buffers
+        for edge, grad, own in zip(edges, grads, owned):
+            if not edge:
+                continue
+            node, nr = edge
+            remaining = dependencies.get(node)
+            if remaining is None:              # no node, or pruned (leads to no target)
+                continue
+            buffer = buffers.get(node)
+            if buffer is None:
+                n = node._num_outputs
+                buffer = buffers[node] = ([None] * n, [False] * n)
+            if grad is not None:
+                if buffer[0][nr] is None:
+                    buffer[0][nr], buffer[1][nr] = grad, own
+                else:
+                    _add_into(buffer, nr, grad, own)
+            dependencies[node] = remaining - 1
+            if remaining == 1:
+                heapq.heappush(self.ready, node)
 
     def should_run(self, node):
         return self.needed is None or node in self.needed

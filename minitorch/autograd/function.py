@@ -31,11 +31,14 @@ from . import anomaly_mode, grad_mode
 from .graph import Node, NO_EDGE, _sequence
 from .saved import SavedTensor, current_hooks
 
-__all__ = ["Function", "FunctionCtx", "BackwardCFunction", "once_differentiable", "InplaceFunction"]
+__all__ = ["Function", "FunctionCtx", "BackwardCFunction", "once_differentiable", "InplaceFunction",
+           "edge_to"]
 
 
 class FunctionCtx:
     """The methods ``forward`` (or ``setup_context``) may call on its ``ctx``."""
+
+    __slots__ = ()
 
     def save_for_backward(self, *tensors):
         """Keep tensors (or None) for ``backward``, which reads them from
@@ -72,9 +75,11 @@ class BackwardCFunction(Node, FunctionCtx):
     ``MulBackward0``), which is what ``grad_fn.name()`` reports.
     """
 
+    # Set on every call (so kept in slots, not in a per-node dict): which inputs need a
+    # gradient, what forward asked to save, and the SavedTensors once recorded (None before).
+    __slots__ = ("needs_input_grad", "_to_save", "_saved")
+
     _forward_cls = None
-    _to_save = ()
-    _saved = None           # the SavedTensors, once the call is recorded
     _dirty = ()
     _non_differentiable = ()
     _output_meta = ()       # (shape, dtype) of each output: zeros for missing gradients
@@ -91,9 +96,11 @@ class BackwardCFunction(Node, FunctionCtx):
     saved_variables = saved_tensors
 
     def _release_saved(self):
-        for s in self._saved or ():
-            if s is not None:
-                s.release()
+        saved = self._saved
+        if saved:
+            for s in saved:
+                if s is not None:
+                    s.release()
 
     def apply(self, grad_outputs):
         """Call the Function's ``backward``, with zeros (or None) for outputs that got no
@@ -112,11 +119,16 @@ class BackwardCFunction(Node, FunctionCtx):
             anomaly_mode.check_gradients(self, grads)
         return grads
 
+    def _run_backward(self, grad_outputs, owned):
+        """``apply``, and for each result whether the engine may own it."""
+        results = self.apply(grad_outputs)
+        return results, self._owns(grad_outputs, owned, results)
+
     def _owns(self, grad_outputs, owned, grad_inputs):
         """Built-in ops return new tensors, or an incoming gradient unchanged: the engine
         owns the new ones, and an incoming one if it owned it (once, if repeated).
         A user's backward may return anything, and a hook may have kept anything."""
-        if not self._forward_cls._returns_new_gradients or self._post_hooks:
+        if not self._forward_cls._returns_new_gradients:
             return _NOT_OWNED
         flags, seen = [], []
         for grad in grad_inputs:
@@ -171,17 +183,23 @@ _NOT_OWNED = itertools.repeat(False)
 
 
 def _fresh_memory(grad, grad_outputs, owned):
-    """A new tensor owns its memory; so does a rearranged view (a transpose, a
-    reshape: the same elements, writable) of memory that only an owned incoming
-    gradient held.  A broadcast or a slice does not: it repeats or leaves out
-    elements of memory that may serve other gradients."""
+    """Does a gradient that a built-in backward made own its memory?
+
+    A new array does.  A rearranged view (a transpose, a reshape: the same
+    elements, writable) does if what it views was either made in backward or an
+    incoming gradient the engine owned.  A broadcast or a slice never does: it
+    repeats or leaves out elements of memory that may serve other gradients.
+    """
     data = grad._data
     base = data.base
     if base is None:
         return True
     if not data.flags.writeable or data.size != base.size:
         return False
-    return any(o and g._data is base for g, o in zip(grad_outputs, owned))
+    for g, o in zip(grad_outputs, owned):
+        if g is not None and (g._data is base or g._data.base is base):
+            return o
+    return True
 
 
 def _zeros_for_missing(grad_outputs, output_meta):
@@ -267,6 +285,7 @@ class Function(metaclass=FunctionMeta):
             raise TypeError(f"{cls.__name__}.apply() takes positional arguments only; "
                             "pass every argument of forward by position")
         ctx = cls._backward_cls()                                   # 1. the node
+        ctx._to_save, ctx._saved = (), None
         ctx.needs_input_grad = needs_input_grad(args)
         result = _run_forward(cls, ctx, args)                       # 2. forward, unrecorded
         outputs = as_outputs(result, args, ctx)
@@ -356,12 +375,10 @@ def link_into_graph(ctx, args, outputs):
     """Make ``ctx`` a node: an edge to each input's place in the graph, and the
     ``grad_fn`` of each output that can have a gradient."""
     ctx._sequence_nr = next(_sequence)
-    ### BEGIN SOLUTION 4.1
-    ctx._next_edges = tuple([_edge_to(a, ctx._wraps_numbers) for a in args])
+    ctx._next_edges = tuple([edge_to(a, ctx._wraps_numbers) for a in args])
     for i, t in enumerate(outputs):
         if _differentiable(t, ctx._non_differentiable):
             t._grad_fn, t._requires_grad, t._output_nr = ctx, True, i
-    ### END SOLUTION 4.1
     if anomaly_mode._state.enabled:
         anomaly_mode.remember_forward(ctx)
 
@@ -386,20 +403,23 @@ def save_and_mark_dirty(ctx, outputs):
                 entry.mark_modified_by_its_node()
 
 
-def _edge_to(arg, wraps_numbers):
+def edge_to(arg, wraps_numbers=False):
     """The edge from a new node to where ``arg`` sits in the graph.
 
     A tensor that requires grad leads to its ``grad_fn`` (or, for a leaf, its
-    AccumulateGrad node); any other tensor has the empty edge ``(None, 0)``;
-    an argument that is not a tensor has no edge (False) unless the op treats
-    Python numbers as inputs, as PyTorch's ``+ - * /`` do.
+    AccumulateGrad node), as the output it is of that node; any other tensor has
+    the empty edge ``(None, 0)``; an argument that is not a tensor has no edge
+    (False) unless the op treats Python numbers as inputs, as PyTorch's
+    ``+ - * /`` do.
     """
+    ### BEGIN SOLUTION 4.1
     if isinstance(arg, Tensor):
         if not arg._requires_grad:
             return NO_EDGE
         if arg._grad_fn is not None:
             return (arg._grad_fn, arg._output_nr)
         return (arg._accumulate_grad_node(), 0)
+    ### END SOLUTION 4.1
     return NO_EDGE if wraps_numbers and isinstance(arg, (int, float)) else False
 
 
@@ -433,7 +453,7 @@ def describe_outputs(ctx, outputs):
 def _pack_saved(ctx, outputs):
     """Turn ``ctx.save_for_backward``'s tensors into SavedTensors (or None)."""
     to_save = ctx._to_save
-    del ctx._to_save         # it may hold an output: keeping it would make a cycle
+    ctx._to_save = ()        # it may hold an output: keeping it would make a cycle
     hooks = current_hooks()
     saved = []
     ### BEGIN SOLUTION 5.3

@@ -127,10 +127,11 @@ class Node:
     def _release_saved(self):
         """Forget what forward saved for this node (after backward, unless retain_graph)."""
 
-    def _owns(self, grad_outputs, owned, grad_inputs):
-        """For each gradient ``apply`` returned: may the engine treat it as its own
-        (nobody else holds it)?  Unknown here, so no."""
-        return (False,) * len(grad_inputs)
+    def _run_backward(self, grad_outputs, owned):
+        """``apply``, and for each result whether the engine may treat it as its own
+        (nobody else holds it): unknown here, so no."""
+        results = self.apply(grad_outputs)
+        return results, (False,) * len(results)
 
     def __call__(self, *grad_outputs):
         """Run this node's backward directly, outside the engine (as ``grad_fn(grad)``)."""

@@ -6,9 +6,11 @@ import numpy as np
 
 from .._dtype import result_type, float_result, from_numpy_dtype
 from .._tensor import Tensor
-from ..autograd import grad_mode
+from ..autograd import anomaly_mode, grad_mode
 from ..autograd.function import (BackwardCFunction, Function, as_outputs, describe_outputs,
-                                 finish_unrecorded, link_into_graph, save_and_mark_dirty)
+                                 edge_to, finish_unrecorded, link_into_graph,
+                                 save_and_mark_dirty, _fresh_memory)
+from ..autograd.graph import NO_EDGE, _sequence
 
 __all__ = ["BuiltinFunction", "unbroadcast", "sum_to_shape", "binary_operands", "as_float",
            "normalize_dim", "normalize_dims", "as_shape", "broadcast_error", "wrap"]
@@ -28,18 +30,39 @@ class BuiltinBackward(BackwardCFunction):
     @property
     def saved_arrays(self):
         if self._saved is None:
-            return tuple(None if t is None else t._data for t in self._to_save)
-        return tuple(None if s is None else s.unpack_array(self) for s in self._saved)
+            return tuple([None if t is None else t._data for t in self._to_save])
+        return tuple([None if s is None else s.unpack_array(self) for s in self._saved])
 
-    def apply(self, grad_outputs):
+    def _run_backward(self, grad_outputs, owned):
         on_arrays = self._forward_cls.backward_on_arrays
         grad = grad_outputs[0]
         if on_arrays is None or grad is None or grad_mode._state.enabled or self._hooked \
                 or self._input_meta is not None:
-            return BackwardCFunction.apply(self, grad_outputs)
-        results = on_arrays(self, grad._data)
-        return tuple([r if r is None else grad if r is grad._data else Tensor._wrap(np.asarray(r))
-                      for r in (results if type(results) is tuple else (results,))])
+            return BackwardCFunction._run_backward(self, grad_outputs, owned)
+        return _wrap_array_results(on_arrays(self, grad._data), grad, owned[0])
+
+
+def _wrap_array_results(results, grad, grad_owned):
+    """The arrays ``backward_on_arrays`` returned, as tensors, and which ones the engine
+    owns: the incoming gradient passed on keeps its ownership; a new array is owned;
+    a view of the incoming gradient is owned as it was (see ``_fresh_memory``)."""
+    if type(results) is not tuple:
+        results = (results,)
+    tensors, owns = [], []
+    incoming = grad._data
+    for r in results:
+        if r is None:
+            tensors.append(None)
+            owns.append(False)
+        elif r is incoming:
+            tensors.append(grad)
+            owns.append(grad_owned)
+            grad_owned = False          # passed on once; a second copy is shared
+        else:
+            t = Tensor._wrap(r if type(r) is np.ndarray else np.asarray(r))
+            tensors.append(t)
+            owns.append(t._data.base is None or _fresh_memory(t, (grad,), (grad_owned,)))
+    return tensors, owns
 
 
 class BuiltinFunction(Function):
@@ -63,8 +86,10 @@ class BuiltinFunction(Function):
 
     @classmethod
     def apply(cls, *args):
-        """``Function.apply``'s three steps, with what the promises make unnecessary left out."""
+        """``Function.apply``'s three steps, with what the promises make unnecessary left out
+        and the common case (one new output) written out."""
         ctx = cls._backward_cls()                                   # 1. the node
+        ctx._to_save, ctx._saved = (), None
         needs = ctx.needs_input_grad = tuple([isinstance(a, Tensor) and a._requires_grad
                                               for a in args])
         result = cls.forward(ctx, *args)                            # 2. forward
@@ -73,16 +98,29 @@ class BuiltinFunction(Function):
         else:           # one new result, which forward made itself
             outputs = [result if type(result) is Tensor else Tensor._wrap(np.asarray(result))]
         if True in needs and grad_mode._state.enabled:              # 3. record
-            link_into_graph(ctx, args, outputs)
-            if len(outputs) > 1:
+            if len(outputs) > 1 or ctx._non_differentiable:
+                link_into_graph(ctx, args, outputs)
                 describe_outputs(ctx, outputs)
-            if len(args) > 1:
+            else:
+                _link_one_output(ctx, args, outputs[0])
+            if len(args) > 1 and isinstance(args[1], Tensor):
                 _check_dtype_changes(ctx, args, outputs)
             if ctx._to_save or ctx._dirty:
                 save_and_mark_dirty(ctx, outputs)
         elif ctx._dirty or grad_mode._state.inference:
             finish_unrecorded(ctx, outputs)
         return outputs[0] if type(result) is not tuple else tuple(outputs)
+
+
+def _link_one_output(ctx, args, output):
+    """``link_into_graph`` for an op with one output, written out."""
+    ctx._sequence_nr = next(_sequence)
+    other = NO_EDGE if ctx._wraps_numbers else False     # for an argument that is no tensor
+    ctx._next_edges = tuple([edge_to(a) if isinstance(a, Tensor) else other for a in args])
+    if output._data.dtype.kind == "f":
+        output._grad_fn, output._requires_grad = ctx, True
+    if anomaly_mode._state.enabled:
+        anomaly_mode.remember_forward(ctx)
 
 
 def _check_dtype_changes(ctx, args, outputs):

@@ -83,6 +83,10 @@ class AddScalar(BuiltinFunction):
     def backward(ctx, grad):
         return grad, None
 
+    @staticmethod
+    def backward_on_arrays(ctx, grad):
+        return grad, None
+
 
 class Sub(BuiltinFunction):
     _backward_name = "SubBackward0"
@@ -121,6 +125,10 @@ class SubScalar(BuiltinFunction):
 
     @staticmethod
     def backward(ctx, grad):
+        return grad, None
+
+    @staticmethod
+    def backward_on_arrays(ctx, grad):
         return grad, None
 
 

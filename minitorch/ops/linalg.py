@@ -149,6 +149,7 @@ class Addmm(BuiltinFunction):
         need_bias, need_a, need_b = ctx.needs_input_grad
         ctx.save_for_backward(b if need_a else None, a if need_b else None)
         ctx.bias_shape = bias.shape
+        ctx.b_transposed = _transposed(b._data)
         out = a._data @ b._data
         out += bias._data
         return out
@@ -167,16 +168,19 @@ class Addmm(BuiltinFunction):
         need_bias = ctx.needs_input_grad[0]
         return (sum_to_shape(grad, ctx.bias_shape) if need_bias else None,
                 grad @ b.T if b is not None else None,
-                _product_like(a.T, grad, b) if a is not None else None)
+                _product(a.T, grad, ctx.b_transposed) if a is not None else None)
 
 
-def _product_like(x, y, like):
-    """``x @ y`` laid out in memory as ``like`` is: for ``weight.t()`` (a transposed
-    view) the product is computed transposed, so that the weight's gradient, once
-    ``TBackward0`` transposes it back, is contiguous like the weight."""
-    if like is not None and like.flags.f_contiguous and not like.flags.c_contiguous:
-        return (y.T @ x.T).T
-    return x @ y
+def _transposed(x):
+    """True for a transposed view of a matrix (``weight.t()``), stored column by column."""
+    return x.ndim == 2 and x.flags.f_contiguous and not x.flags.c_contiguous
+
+
+def _product(x, y, transposed):
+    """``x @ y``, computed transposed when it is the gradient of a transposed view
+    (``weight.t()``): once ``TBackward0`` transposes it back, the weight's gradient
+    is then stored row by row, like the weight."""
+    return (y.T @ x.T).T if transposed else x @ y
 
 
 # ----- matmul: the general product, built from the ones above -------------------------------
