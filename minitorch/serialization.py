@@ -1,4 +1,4 @@
-"""``minitorch.save`` and ``minitorch.load``: checkpoints that cannot run code (chapter 6).
+"""``minitorch.save`` and ``minitorch.load``: checkpoints that cannot run code (chapter 10).
 
 ``torch.save`` pickles, and unpickling a file can run any code its author
 wanted.  minitorch writes a plain zip archive instead:
@@ -12,17 +12,22 @@ wanted.  minitorch writes a plain zip archive instead:
 
 Loading only ever builds those types, so a checkpoint from a stranger is
 data, not a program.  Saving is atomic: the archive is written to a
-temporary file in the same folder, flushed to disk, and renamed over the
-target, so a crash mid-save leaves the old file (or none), never half of a
-new one.  A truncated, corrupted or foreign file is refused with an error
+temporary file next to the target, flushed to disk, and renamed over it,
+so a crash mid-save leaves the old file (or none), never half of a new
+one.  As with ``open(path, "wb")``, the file is written through symbolic
+links, a new file gets the permissions the umask allows, and an existing
+file keeps its own.  A truncated, corrupted or foreign file is refused with an error
 that says so.
 """
 
+import contextlib
+import errno
 import io
 import json
 import math
 import os
-import tempfile
+import secrets
+import stat
 import zipfile
 from collections import OrderedDict
 
@@ -30,98 +35,205 @@ import numpy as np
 
 from ._tensor import Tensor
 
-__all__ = ["save", "load"]
+__all__ = ["save", "load", "CheckpointError"]
 
 FORMAT = "minitorch-checkpoint"
 VERSION = 1
 MANIFEST = "manifest.json"
-_DTYPES = {"float32", "float64", "int64", "bool"}
+_DTYPES = {name: np.dtype(name) for name in ("float32", "float64", "int64", "bool")}
+
+MAX_DEPTH = 64                   # containers nested in containers (state dicts need about 4)
+MAX_NDIM = 32                    # dimensions of one tensor
+MAX_MANIFEST_BYTES = 64 << 20    # about 400,000 tensors' descriptions
+MAX_NPY_HEADER_BYTES = 4096      # numpy writes about 128
+MAX_INFLATION = 32               # uncompressed / compressed size of deflated members
+INFLATION_ALLOWANCE = 1 << 20    # bytes that may inflate beyond that, over the whole archive
+_READ_CHUNK = 1 << 20
+_NPY_MAGIC = b"\x93NUMPY"
+_SMALLEST_ZIP = 22               # an empty archive: just the end-of-directory record
+# Encrypted (bit 0), patched data (5), strong encryption (6), masked headers (13).
+_UNSUPPORTED_FLAGS = 0x1 | 0x20 | 0x40 | 0x2000
 
 
-# ----- encoding: Python object -> JSON-able description + arrays -------------------------
+class CheckpointError(RuntimeError):
+    """The file is not a readable minitorch checkpoint (damaged, foreign, or outside the format)."""
+
+
+# ===== saving ============================================================================
 class _Encoder:
-    """Turns an object into a JSON-able tree; tensors become references to arrays."""
+    """Turns an object into a JSON-able tree; tensors become references to numbered arrays."""
 
     def __init__(self):
-        self.arrays = []        # (archive name, numpy array)
-        self._tensor_ids = {}   # id(tensor) -> index in self.arrays (shared tensors are stored once)
-        self._keep_alive = []
+        self.arrays = []        # numpy arrays, in tensor-number order
+        self._tensor_ids = {}   # id(tensor) -> number (the same tensor object is stored once)
+        self._keep_alive = []   # keeps those ids valid while encoding
 
-    def encode(self, obj):
+    def encode(self, obj, depth=0):
         if obj is None or isinstance(obj, (bool, str)):
             return obj
+        if isinstance(obj, np.bool_):
+            return bool(obj)
         if isinstance(obj, (int, np.integer)):
             return int(obj)
         if isinstance(obj, (float, np.floating)):
-            value = float(obj)
-            return value if math.isfinite(value) else {"float": repr(value)}
+            return _encode_float(float(obj))
         if isinstance(obj, Tensor):
             return self._encode_tensor(obj)
-        if isinstance(obj, dict):
-            node = {"dict": [[self.encode(k), self.encode(v)] for k, v in obj.items()],
-                    "ordered": isinstance(obj, OrderedDict)}
-            metadata = getattr(obj, "_metadata", None)
-            if metadata is not None:
-                node["metadata"] = self.encode(metadata)
-            return node
-        if isinstance(obj, list):
-            return {"list": [self.encode(v) for v in obj]}
-        if isinstance(obj, tuple):
-            return {"tuple": [self.encode(v) for v in obj]}
+        if isinstance(obj, (dict, list, tuple)):
+            _check_save_depth(depth)
+            return self._encode_container(obj, depth + 1)
         from .nn.modules.module import Module
         hint = " Save model.state_dict() instead." if isinstance(obj, Module) else ""
         raise TypeError(
-            "minitorch.save can store tensors, numbers, strings, None, and dicts, lists and tuples of "
-            f"them, but got an object of type {type(obj).__name__}.{hint}")
+            "minitorch.save can store tensors, numbers, strings, None, and dicts, lists and tuples "
+            f"of them, but got an object of type {type(obj).__name__}.{hint}")
+
+    def _encode_container(self, obj, depth):
+        if isinstance(obj, list):
+            return {"list": [self.encode(v, depth) for v in obj]}
+        if isinstance(obj, tuple):
+            return {"tuple": [self.encode(v, depth) for v in obj]}
+        node = {"dict": [[_encode_key(k, depth), self.encode(v, depth)] for k, v in obj.items()],
+                "ordered": isinstance(obj, OrderedDict)}
+        metadata = getattr(obj, "_metadata", None)
+        if metadata is not None and node["ordered"]:
+            node["metadata"] = self.encode(metadata, depth)
+        return node
 
     def _encode_tensor(self, t):
-        index = self._tensor_ids.get(id(t))
-        if index is None:
-            index = self._tensor_ids[id(t)] = len(self.arrays)
-            self.arrays.append((f"tensors/{index}.npy", t._data))
+        number = self._tensor_ids.get(id(t))
+        if number is None:
+            number = self._tensor_ids[id(t)] = len(self.arrays)
+            self.arrays.append(np.asarray(t._data))
             self._keep_alive.append(t)
         from .nn.parameter import Parameter
-        return {"tensor": index, "dtype": t.dtype.name, "shape": list(t.shape),
+        return {"tensor": number, "dtype": t.dtype.name, "shape": list(t.shape),
                 "requires_grad": t.requires_grad, "parameter": isinstance(t, Parameter)}
 
 
-def _write_archive(fileobj, obj):
-    encoder = _Encoder()
-    manifest = {"format": FORMAT, "version": VERSION, "object": encoder.encode(obj)}
+def _encode_float(value):
+    """Finite floats are JSON numbers; nan and infinities (not JSON) are tagged strings."""
+    return value if math.isfinite(value) else {"float": repr(value)}
+
+
+def _encode_key(key, depth):
+    """Dict keys: scalars, or tuples of them, so that they come back hashable and equal."""
+    if key is None or isinstance(key, (bool, str)):
+        return key
+    if isinstance(key, (int, np.integer)) and not isinstance(key, np.bool_):
+        return int(key)
+    if isinstance(key, (float, np.floating)):
+        return _encode_float(float(key))
+    if isinstance(key, tuple):
+        _check_save_depth(depth)
+        return {"tuple": [_encode_key(k, depth + 1) for k in key]}
+    raise TypeError(
+        "minitorch.save can store dicts whose keys are strings, numbers, None or tuples of "
+        f"them, but got a key of type {type(key).__name__}. Use a string key instead.")
+
+
+def _check_save_depth(depth):
+    if depth >= MAX_DEPTH:
+        raise ValueError(
+            f"minitorch.save can store containers nested at most {MAX_DEPTH} deep, and this object "
+            "is nested deeper (or contains itself). Flatten it before saving.")
+
+
+def _write_npy(archive, name, array):
+    """One tensor's values as a little-endian, C-ordered ``.npy`` member, streamed in chunks."""
+    if not array.flags.c_contiguous:
+        array = array.copy(order="C")
+    array = array.astype(array.dtype.newbyteorder("<"), copy=False)
+    huge = array.nbytes + MAX_NPY_HEADER_BYTES >= (1 << 31) - 1     # zip64 sizes needed
+    with archive.open(name, "w", force_zip64=huge) as member:
+        np.lib.format.write_array(member, array, allow_pickle=False)
+
+
+def _write_archive(fileobj, manifest_text, arrays):
     with zipfile.ZipFile(fileobj, "w", compression=zipfile.ZIP_STORED) as archive:
-        archive.writestr(MANIFEST, json.dumps(manifest))
-        for name, array in encoder.arrays:
-            buffer = io.BytesIO()
-            np.save(buffer, array, allow_pickle=False)
-            archive.writestr(name, buffer.getvalue())
+        archive.writestr(MANIFEST, manifest_text)
+        for number, array in enumerate(arrays):
+            _write_npy(archive, _member_name(number), array)
+
+
+def _member_name(number):
+    return f"tensors/{number}.npy"
 
 
 def save(obj, f):
-    """Save ``obj`` (a state dict, an optimizer's state dict, or dicts/lists of tensors
-    and numbers) to the path ``f``, or to a writable binary file object.
+    """Save ``obj`` (a tensor, a state dict, an optimizer's state dict, or dicts, lists and
+    tuples of tensors, numbers, strings and None) to ``f``: a path (str, bytes or
+    ``pathlib.Path``) or a writable binary file object such as ``io.BytesIO``.
 
     Writing to a path is atomic: the file either keeps its old content or
-    gets the complete new one.
+    gets the complete new one.  Symbolic links are written through, a new
+    file gets the umask's permissions and an existing file keeps its own.
     """
+    encoder = _Encoder()
+    root = encoder.encode(obj)
+    manifest_text = json.dumps({"format": FORMAT, "version": VERSION, "object": root},
+                               allow_nan=False)
     if hasattr(f, "write"):
-        _write_archive(f, obj)
+        _write_archive(f, manifest_text, encoder.arrays)
         return
-    path = os.fspath(f)
-    folder = os.path.dirname(os.path.abspath(path))
-    fd, tmp_path = tempfile.mkstemp(prefix="." + os.path.basename(path) + ".", suffix=".tmp", dir=folder)
+    target = _save_target(f)
+    _replace_atomically(target, lambda stream: _write_archive(stream, manifest_text, encoder.arrays))
+
+
+def _save_target(f):
+    """The real file a save to ``f`` must replace: symbolic links resolved, folder checked."""
+    path = os.fsdecode(os.fspath(f))
+    target = os.path.realpath(path)
+    if os.path.isdir(target):
+        raise IsADirectoryError(
+            errno.EISDIR, "minitorch.save needs a file name, and this is a folder", path)
+    folder = os.path.dirname(target)
+    if not os.path.isdir(folder):
+        raise FileNotFoundError(
+            errno.ENOENT, "the folder to save into does not exist (create it first, for "
+            "example with os.makedirs)", folder)
+    return target
+
+
+def _replace_atomically(target, write):
+    """Call ``write(stream)`` on a new temporary file next to ``target``, then rename it over."""
+    folder = os.path.dirname(target)
+    fd, tmp_path = _create_temp_file(folder)
     try:
-        with os.fdopen(fd, "wb") as tmp:
-            _write_archive(tmp, obj)
-            tmp.flush()
-            os.fsync(tmp.fileno())
-        os.replace(tmp_path, path)
+        with os.fdopen(fd, "wb") as stream:
+            _copy_permissions(target, stream.fileno())
+            write(stream)
+            stream.flush()
+            os.fsync(stream.fileno())
+        os.replace(tmp_path, target)
     except BaseException:
-        try:
+        with contextlib.suppress(FileNotFoundError):
             os.unlink(tmp_path)
-        except FileNotFoundError:
-            pass
         raise
     _fsync_folder(folder)
+
+
+def _create_temp_file(folder):
+    """A new file with a short random name (any target name fits beside it) and mode 0o666
+    less the umask, exactly like a file that ``open(path, "wb")`` creates."""
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0)
+    for _ in range(100):
+        tmp_path = os.path.join(folder, f".minitorch-{secrets.token_hex(4)}.tmp")
+        try:
+            return os.open(tmp_path, flags, 0o666), tmp_path
+        except FileExistsError:
+            continue
+    raise FileExistsError(errno.EEXIST, "could not create a temporary file to save into", folder)
+
+
+def _copy_permissions(target, fd):
+    """An existing file keeps its permissions (a private checkpoint stays private)."""
+    try:
+        mode = os.stat(target).st_mode
+    except FileNotFoundError:
+        return
+    if stat.S_ISREG(mode) and hasattr(os, "fchmod"):
+        os.fchmod(fd, stat.S_IMODE(mode))
 
 
 def _fsync_folder(folder):
@@ -139,10 +251,6 @@ def _fsync_folder(folder):
 
 
 # ----- decoding ---------------------------------------------------------------------------
-class CheckpointError(RuntimeError):
-    """The file is not a readable minitorch checkpoint."""
-
-
 def _bad(name, why):
     return CheckpointError(
         f"{name} is not a valid minitorch checkpoint: {why}. Checkpoints are written by "
