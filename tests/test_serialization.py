@@ -15,6 +15,8 @@ import minitorch.nn as nn
 from minitorch import optim
 from minitorch.serialization import CheckpointError
 
+pytestmark = pytest.mark.chapter10
+
 
 def model():
     torch.manual_seed(0)
@@ -112,7 +114,7 @@ def test_pickles_are_never_loaded(tmp_path):
     with zipfile.ZipFile(path, "w") as archive:
         archive.writestr("manifest.json", manifest)
         archive.writestr("tensors/0.npy", payload.getvalue())
-    with pytest.raises(CheckpointError, match="cannot be read"):
+    with pytest.raises(CheckpointError, match="stores \\|O values"):
         torch.load(path)
     # A PyTorch-style checkpoint (a zip with data.pkl) is recognised and refused.
     torch_like = tmp_path / "model.pt"
@@ -191,21 +193,21 @@ def test_save_is_atomic_when_writing_fails(tmp_path, monkeypatch):
     original = path.read_bytes()
     import minitorch.serialization as serialization
 
-    real_save = np.save
+    real_write = serialization._write_npy
     calls = []
 
-    def crash_midway(file, array, allow_pickle=False):
+    def crash_midway(archive, name, array):
         calls.append(1)
         if len(calls) == 2:                   # after the first array was written
             raise OSError("disk full")
-        return real_save(file, array, allow_pickle=allow_pickle)
+        return real_write(archive, name, array)
 
-    monkeypatch.setattr(serialization.np, "save", crash_midway)
+    monkeypatch.setattr(serialization, "_write_npy", crash_midway)
     with pytest.raises(OSError, match="disk full"):
         torch.save({"a": torch.ones(1000), "b": torch.ones(1000)}, path)
     assert path.read_bytes() == original                  # old content intact
     assert os.listdir(tmp_path) == ["model.ckpt"]         # no temp file left behind
-    monkeypatch.setattr(serialization.np, "save", real_save)
+    monkeypatch.setattr(serialization, "_write_npy", real_write)
     torch.save({"a": torch.ones(3)}, path)
     assert torch.load(path)["a"].tolist() == [1.0, 1.0, 1.0]
 
@@ -213,3 +215,240 @@ def test_save_is_atomic_when_writing_fails(tmp_path, monkeypatch):
 def test_load_accepts_pytorch_keyword_arguments(tmp_path):
     torch.save({"w": torch.ones(1)}, tmp_path / "k.ckpt")
     assert torch.load(tmp_path / "k.ckpt", map_location="cpu", weights_only=True)["w"].tolist() == [1.0]
+
+
+# ----- what PyTorch users save comes back as torch.load returns it ------------------------
+# Expected values below were read off torch 2.13's torch.save/torch.load.
+
+def round_trip(obj):
+    buffer = io.BytesIO()
+    torch.save(obj, buffer)
+    buffer.seek(0)
+    return torch.load(buffer)
+
+
+def test_bare_tensors_round_trip():
+    loaded = round_trip(torch.tensor(3))                 # torch: tensor(3), torch.int64
+    assert type(loaded) is torch.Tensor and loaded.dtype == torch.int64 and loaded.shape == ()
+    assert loaded.item() == 3 and not loaded.requires_grad
+    values = torch.tensor([[0.1, -0.0], [float("nan"), 1e-310]], dtype=torch.float64)
+    loaded = round_trip(values)
+    assert loaded.dtype == torch.float64 and loaded.shape == (2, 2)
+    assert np.array_equal(loaded.numpy(), values.numpy(), equal_nan=True)
+    assert np.signbit(loaded.numpy()[0, 1])
+    assert round_trip(torch.tensor([True, False])).tolist() == [True, False]
+    assert round_trip(torch.zeros(0, 3)).shape == (0, 3)
+
+
+def test_optimizer_state_dict_comes_back_with_pytorchs_types():
+    m = model()
+    opt = optim.Adam(m.parameters(), lr=0.01)
+    m(torch.randn(5, 3)).sum().backward()
+    opt.step()
+    loaded = round_trip(opt.state_dict())
+    # torch: {'state': {0: {'step': tensor(1.), 'exp_avg': ..., 'exp_avg_sq': ...}, ...},
+    #         'param_groups': [{'lr': 0.01, 'betas': (0.9, 0.999), 'eps': 1e-08,
+    #                           'weight_decay': 0, 'amsgrad': False, ..., 'params': [0, 1, ...]}]}
+    assert type(loaded) is dict and type(loaded["state"]) is dict
+    assert list(loaded["state"]) == [0, 1, 2, 3, 4, 5]
+    assert all(type(key) is int for key in loaded["state"])
+    step = loaded["state"][0]["step"]
+    assert step.shape == () and step.dtype == torch.float32 and step.item() == 1.0
+    assert list(loaded["state"][0]) == ["step", "exp_avg", "exp_avg_sq"]
+    group = loaded["param_groups"][0]
+    assert type(loaded["param_groups"]) is list and type(group) is dict
+    assert type(group["betas"]) is tuple and group["betas"] == (0.9, 0.999)
+    assert group["params"] == [0, 1, 2, 3, 4, 5]
+    assert group["amsgrad"] is False and group["weight_decay"] == 0 and group["eps"] == 1e-08
+    assert type(group["weight_decay"]) is int
+
+
+def test_state_dict_comes_back_as_an_ordered_dict_of_detached_tensors():
+    loaded = round_trip(model().state_dict())
+    # torch: OrderedDict, _metadata OrderedDict([('', {'version': 1}), ('0', {'version': 1}), ...]);
+    # every value a plain Tensor with requires_grad=False.
+    assert type(loaded) is OrderedDict and type(loaded._metadata) is OrderedDict
+    assert loaded._metadata[""] == {"version": 1}
+    assert all(type(v) is torch.Tensor and not v.requires_grad for v in loaded.values())
+    assert not hasattr(round_trip(OrderedDict(a=1)), "_metadata")    # torch: no _metadata
+
+
+def test_containers_and_keys_keep_their_types():
+    saved = {"p": 1, "tt": (1, [2, (3,)]), 1: "int", 1.5: "float", None: "none", (1, 2): "tuple",
+             "od": OrderedDict(b=2, a=1), "empty": ([], (), {}), "big": 2 ** 70, "s": "é\u2603"}
+    loaded = round_trip(saved)
+    # torch: ['p', 'tt', 1, 1.5, None, (1, 2), ...] with the same types
+    assert list(loaded) == ["p", "tt", 1, 1.5, None, (1, 2), "od", "empty", "big", "s"]
+    assert [type(k) for k in loaded][2:6] == [int, float, type(None), tuple]
+    assert loaded["tt"] == (1, [2, (3,)]) and type(loaded["tt"][1]) is list
+    assert type(loaded["od"]) is OrderedDict and list(loaded["od"]) == ["b", "a"]
+    assert loaded["empty"] == ([], (), {}) and loaded["big"] == 2 ** 70
+    assert loaded["s"] == "é\u2603"
+
+
+def test_requires_grad_and_parameters_as_in_pytorch():
+    t = torch.ones(2, requires_grad=True)
+    (t * 2).sum().backward()
+    nonleaf = t * 2
+    saved = [nn.Parameter(torch.ones(2)), nn.Parameter(torch.ones(2), requires_grad=False),
+             t, nonleaf, torch.ones(2)]
+    p, frozen, leaf, was_nonleaf, plain = round_trip(saved)
+    # torch: Parameter/True, Parameter/False, Tensor/True (grad not saved),
+    # Tensor/True leaf without grad_fn, Tensor/False
+    assert type(p) is nn.Parameter and p.requires_grad
+    assert type(frozen) is nn.Parameter and not frozen.requires_grad
+    assert type(leaf) is torch.Tensor and leaf.requires_grad and leaf.grad is None
+    assert was_nonleaf.requires_grad and was_nonleaf.is_leaf and was_nonleaf.grad_fn is None
+    assert not plain.requires_grad
+
+
+def test_views_are_saved_as_their_values():
+    base = torch.arange(12.0).reshape(3, 4)
+    column, transposed = base[:, 1], base.t()
+    loaded = round_trip({"base": base, "column": column, "t": transposed, "again": column,
+                         "expanded": torch.ones(3).expand(4, 3)})
+    assert loaded["column"].tolist() == [1.0, 5.0, 9.0]
+    assert loaded["t"].tolist() == base.t().tolist() and loaded["t"].numpy().flags.c_contiguous
+    assert loaded["expanded"].tolist() == [[1.0] * 3] * 4
+    assert loaded["again"] is loaded["column"]               # torch: the same object too
+    # torch keeps views of one storage linked after loading; minitorch saves values only.
+    loaded["base"][0, 1] = 100.0
+    assert loaded["column"][0].item() == 1.0
+    # A small view of a big tensor saves only its own values (torch saves the whole storage).
+    small = round_trip(torch.zeros(100_000)[:2])
+    assert small.tolist() == [0.0, 0.0]
+    buffer = io.BytesIO()
+    torch.save(torch.zeros(100_000)[:2], buffer)
+    assert len(buffer.getvalue()) < 2000
+
+
+def test_tensors_are_written_little_endian_in_c_order():
+    buffer = io.BytesIO()
+    torch.save(torch.arange(6.0).reshape(2, 3).t(), buffer)
+    with zipfile.ZipFile(buffer) as archive:
+        header = archive.read("tensors/0.npy")[:128]
+    assert b"'descr': '<f4'" in header and b"'fortran_order': False" in header
+
+
+def test_nesting_is_limited_to_max_depth():
+    from minitorch.serialization import MAX_DEPTH
+    deep = 1
+    for _ in range(MAX_DEPTH):
+        deep = [deep]
+    assert round_trip(deep) == deep
+    with pytest.raises(ValueError, match=f"nested at most {MAX_DEPTH} deep"):
+        round_trip([deep])
+    itself = []
+    itself.append(itself)
+    with pytest.raises(ValueError, match="contains itself"):
+        round_trip(itself)
+
+
+def test_tensor_keys_are_refused_when_saving():
+    # torch pickles tensor keys; minitorch keys are plain data so they come back hashable.
+    with pytest.raises(TypeError, match="keys are strings, numbers, None or tuples"):
+        round_trip({torch.ones(1): 1})
+
+
+def test_deflated_archives_within_the_ratio_load():
+    buffer = io.BytesIO()
+    torch.save({"w": torch.randn(100), "b": torch.zeros(10)}, buffer)
+    buffer.seek(0)
+    with zipfile.ZipFile(buffer) as archive:
+        members = [(info.filename, archive.read(info)) for info in archive.infolist()]
+    rezipped = io.BytesIO()
+    with zipfile.ZipFile(rezipped, "w", compression=zipfile.ZIP_DEFLATED) as archive:
+        for name, content in members:
+            archive.writestr(name, content)
+    rezipped.seek(0)
+    assert torch.load(rezipped)["b"].tolist() == [0.0] * 10
+
+
+def test_loading_reads_values_without_extra_copies(tmp_path):
+    import tracemalloc
+    values = torch.zeros(4 << 20)                           # 16 MiB
+    torch.save(values, tmp_path / "big.ckpt")
+    tracemalloc.start()
+    try:
+        loaded = torch.load(tmp_path / "big.ckpt")
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert loaded.shape == (4 << 20,)
+    assert peak < 16 * 2 ** 20 + 4 * 2 ** 20                # the values, and a chunk or two
+
+
+# ----- paths, file objects, and how files are written --------------------------------------
+def test_paths_and_file_objects_are_accepted(tmp_path):
+    obj = {"w": torch.ones(2)}
+    torch.save(obj, tmp_path / "p.ckpt")                          # pathlib.Path
+    torch.save(obj, str(tmp_path / "s.ckpt"))                     # str
+    torch.save(obj, os.fsencode(tmp_path / "b.ckpt"))             # bytes
+    with open(tmp_path / "f.ckpt", "wb") as stream:
+        torch.save(obj, stream)                                   # an open file
+    for name in ("p.ckpt", "s.ckpt", "b.ckpt", "f.ckpt"):
+        assert torch.load(tmp_path / name)["w"].tolist() == [1.0, 1.0]
+        with open(tmp_path / name, "rb") as stream:
+            assert torch.load(stream)["w"].tolist() == [1.0, 1.0]
+    assert torch.load(str(tmp_path / "s.ckpt"))["w"].tolist() == [1.0, 1.0]
+
+
+def test_load_of_a_missing_file_or_a_folder_raises_like_pytorch(tmp_path):
+    with pytest.raises(FileNotFoundError):
+        torch.load(tmp_path / "missing.ckpt")
+    with pytest.raises(IsADirectoryError):
+        torch.load(tmp_path)
+
+
+def test_save_into_a_folder_or_a_missing_folder_says_so(tmp_path):
+    with pytest.raises(IsADirectoryError, match="needs a file name, and this is a folder"):
+        torch.save(1, tmp_path)
+    with pytest.raises(FileNotFoundError, match="folder to save into does not exist"):
+        torch.save(1, tmp_path / "nowhere" / "x.ckpt")
+    assert os.listdir(tmp_path) == []
+
+
+def test_long_file_names_can_be_saved(tmp_path):
+    path = tmp_path / ("a" * 250 + ".pt")                   # 253 bytes: near NAME_MAX (255)
+    torch.save({"w": torch.ones(1)}, path)
+    torch.save({"w": torch.ones(2)}, path)
+    assert torch.load(path)["w"].tolist() == [1.0, 1.0]
+    assert os.listdir(tmp_path) == [path.name]
+
+
+@pytest.mark.skipif(os.name != "posix", reason="POSIX permissions")
+@pytest.mark.parametrize("umask, mode", [(0o022, 0o644), (0o077, 0o600), (0o002, 0o664)])
+def test_new_files_get_the_umasks_permissions(tmp_path, umask, mode):
+    old = os.umask(umask)
+    try:
+        torch.save(1, tmp_path / "new.ckpt")              # torch: 0o644 under umask 022
+    finally:
+        os.umask(old)
+    assert os.stat(tmp_path / "new.ckpt").st_mode & 0o777 == mode
+
+
+@pytest.mark.skipif(os.name != "posix", reason="POSIX permissions")
+def test_an_existing_file_keeps_its_permissions(tmp_path):
+    path = tmp_path / "private.ckpt"
+    torch.save(1, path)
+    os.chmod(path, 0o640)
+    torch.save(2, path)                                     # torch: still 0o640
+    assert os.stat(path).st_mode & 0o777 == 0o640 and torch.load(path) == 2
+
+
+@pytest.mark.skipif(not hasattr(os, "symlink"), reason="no symbolic links here")
+def test_save_writes_through_symbolic_links(tmp_path):
+    real_folder, link_folder = tmp_path / "real", tmp_path / "links"
+    real_folder.mkdir()
+    link_folder.mkdir()
+    target, link = real_folder / "model.ckpt", link_folder / "latest.ckpt"
+    torch.save(1, target)
+    os.symlink(target, link)
+    torch.save({"w": torch.ones(3)}, link)
+    assert os.path.islink(link)                              # torch: the link stays a link
+    assert torch.load(target)["w"].tolist() == [1.0, 1.0, 1.0]
+    assert os.listdir(real_folder) == ["model.ckpt"] and os.listdir(link_folder) == ["latest.ckpt"]
+    dangling = link_folder / "next.ckpt"
+    os.symlink(real_folder / "next-target.ckpt", dangling)
+    torch.save(2, dangling)                                 # like open(dangling, "wb")
+    assert torch.load(real_folder / "next-target.ckpt") == 2 and os.path.islink(dangling)
