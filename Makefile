@@ -14,6 +14,9 @@
 #   make bench   benchmarks (bench/): minitorch beside numpy by hand, PyTorch and
 #                DeZero, in their own virtual environment .venv-bench
 #        make bench BENCH_ARGS="--quick"   arguments for python -m bench.run
+#
+# `make test` includes the browser test (tests/browser) when chromium and
+# chromium-driver are installed and the book is built (`make book` first).
 
 SHELL := /bin/bash
 .SHELLFLAGS := -eu -o pipefail -c
@@ -54,8 +57,15 @@ book: setup
 	@echo "The book is built: open $(CURDIR)/_build/html/index.html in a browser."
 
 # pytest exits with 5 when it collected nothing (no tests and no notebooks
-# yet): say so, but do not fail on it.
+# yet): say so, but do not fail on it. The browser test needs chromium,
+# chromedriver and a built book; without them it is skipped, and said so here
+# as well as in pytest's summary.
 test: setup
+	@if ! command -v chromium >/dev/null 2>&1 || ! command -v chromedriver >/dev/null 2>&1; then \
+	    echo "make test: the browser test (tests/browser) is skipped: chromium and chromium-driver are not installed (apt-get install chromium chromium-driver)."; \
+	elif [ ! -f _build/html/book/intro.html ]; then \
+	    echo "make test: the browser test (tests/browser) is skipped: the book is not built (run make book first)."; \
+	fi
 	@rc=0; \
 	$(RUN) "$(BIN)/python" -m pytest $(TEST_PATHS) $(NBVAL_ARGS) $(PYTEST_ARGS) || rc=$$?; \
 	if [ $$rc -eq 5 ]; then \
