@@ -57,6 +57,7 @@ CHROMIUM_FLAGS = (
     "--disable-sync",
     "--disable-default-apps",
     "--disable-extensions",
+    "--disable-dev-shm-usage",  # containers often have a tiny /dev/shm
     "--hide-scrollbars",
 )
 BROWSERS = ("chromium", "chromium-browser", "google-chrome")
