@@ -14,6 +14,14 @@
 #   make bench   benchmarks (bench/): minitorch beside numpy by hand, PyTorch and
 #                DeZero, in their own virtual environment .venv-bench
 #        make bench BENCH_ARGS="--quick"   arguments for python -m bench.run
+#
+#   make torch-diff  re-run every chapter with PyTorch in place of minitorch and
+#                report the cells whose output differs (in .venv-bench, which has
+#                PyTorch) -> _build/torch-diff.md
+#        make torch-diff TORCH_DIFF_ARGS="--strict book/03_autograd.ipynb"
+#
+# `make test` includes the browser test (tests/browser) when chromium and
+# chromium-driver are installed and the book is built (`make book` first).
 
 SHELL := /bin/bash
 .SHELLFLAGS := -eu -o pipefail -c
@@ -35,13 +43,14 @@ TEST_PATHS := $(wildcard tests) book
 NBVAL_ARGS := --nbval --nbval-current-env --nbval-sanitize-with book/sanitize.cfg \
               --nbval-cell-timeout=$(NB_TIMEOUT)
 
-.PHONY: help setup book test lab bench clean distclean
+.PHONY: help setup book test lab bench torch-diff clean distclean
 
 help:
 	@echo "make book       build the HTML book into _build/html (runs every notebook)"
 	@echo "make test       unit tests (tests/) + every notebook in book/ checked with nbval"
 	@echo "make lab        open the notebooks in JupyterLab"
 	@echo "make bench      benchmarks: table, bench/results/latest.json and .png (own venv .venv-bench)"
+	@echo "make torch-diff chapters re-run with PyTorch: differing cells -> _build/torch-diff.md"
 	@echo "make clean      remove build outputs and caches (keeps .venv)"
 	@echo "make distclean  clean, and remove .venv and .venv-bench too"
 
@@ -54,8 +63,15 @@ book: setup
 	@echo "The book is built: open $(CURDIR)/_build/html/index.html in a browser."
 
 # pytest exits with 5 when it collected nothing (no tests and no notebooks
-# yet): say so, but do not fail on it.
+# yet): say so, but do not fail on it. The browser test needs chromium,
+# chromedriver and a built book; without them it is skipped, and said so here
+# as well as in pytest's summary.
 test: setup
+	@if ! command -v chromium >/dev/null 2>&1 || ! command -v chromedriver >/dev/null 2>&1; then \
+	    echo "make test: the browser test (tests/browser) is skipped: chromium and chromium-driver are not installed (apt-get install chromium chromium-driver)."; \
+	elif [ ! -f _build/html/book/intro.html ]; then \
+	    echo "make test: the browser test (tests/browser) is skipped: the book is not built (run make book first)."; \
+	fi
 	@rc=0; \
 	$(RUN) "$(BIN)/python" -m pytest $(TEST_PATHS) $(NBVAL_ARGS) $(PYTEST_ARGS) || rc=$$?; \
 	if [ $$rc -eq 5 ]; then \
@@ -80,6 +96,22 @@ $(BENCH_VENV)/.bench-stamp: bench/requirements.txt pyproject.toml
 
 bench: $(BENCH_VENV)/.bench-stamp
 	"$(BENCH_VENV)/bin/python" -m bench.run $(BENCH_ARGS)
+
+# torch-diff runs the chapters with PyTorch, so it lives in the benchmarks'
+# environment too, with what running notebooks needs on top (nbclient and a
+# kernel, and the chapters' own imports). It always exits 0 (it is a report)
+# unless TORCH_DIFF_ARGS has --strict.
+TORCH_DIFF_ARGS ?=
+BENCH_BIN := $(abspath $(BENCH_VENV))/bin
+
+$(BENCH_VENV)/.torch-diff-stamp: $(BENCH_VENV)/.bench-stamp
+	"$(BENCH_VENV)/bin/python" -m pip install --disable-pip-version-check --progress-bar off \
+	    nbclient nbformat ipykernel graphviz graphviz-pure objgraph tqdm
+	touch "$@"
+
+torch-diff: $(BENCH_VENV)/.torch-diff-stamp
+	env PATH="$(BENCH_BIN):$$PATH" PYTHONPATH="$(CURDIR)" JUPYTER_PREFER_ENV_PATH=1 \
+	    PYDEVD_DISABLE_FILE_VALIDATION=1 "$(BENCH_BIN)/python" -m scripts.torch_diff $(TORCH_DIFF_ARGS)
 
 clean:
 	rm -rf _build .pytest_cache .hypothesis *.egg-info build dist
