@@ -1,5 +1,5 @@
 """``minitorch.optim``: optimizers that update a model's parameters from their gradients
-(chapter 6, "Putting it together")."""
+(chapter 9, "Optimizers")."""
 
 from .optimizer import Optimizer
 from .sgd import SGD
