@@ -4,5 +4,8 @@
 from .optimizer import Optimizer
 from .sgd import SGD
 from .adam import Adam
+from .adamw import AdamW
+from .rmsprop import RMSprop
+from .adagrad import Adagrad
 
-__all__ = ["Optimizer", "SGD", "Adam"]
+__all__ = ["Optimizer", "SGD", "Adam", "AdamW", "RMSprop", "Adagrad"]
