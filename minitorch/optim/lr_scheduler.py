@@ -251,7 +251,8 @@ class MultiStepLR(LRScheduler):
         return [group["lr"] * factor for group in self.optimizer.param_groups]
 
     def _get_closed_form_lr(self):
-        passed = bisect_right(sorted(self.milestones.elements()), self.last_epoch)
+        # Counter() again: a state_dict saved with minitorch.save comes back as a plain dict.
+        passed = bisect_right(sorted(Counter(self.milestones).elements()), self.last_epoch)
         return [base_lr * self.gamma ** passed for base_lr in self.base_lrs]
 
 

@@ -280,6 +280,18 @@ def test_multistep_milestones_are_a_counter():
     assert scheduler.state_dict()["milestones"] == {5: 2, 2: 1}
 
 
+def test_scheduler_state_survives_save_and_load(tmp_path):
+    opt = two_group_sgd()
+    scheduler = lr_scheduler.MultiStepLR(opt, milestones=[2, 5, 5, 9], gamma=0.3)
+    torch.save(scheduler.state_dict(), tmp_path / "sched.pt")
+    fresh = lr_scheduler.MultiStepLR(two_group_sgd(), milestones=[1])
+    fresh.load_state_dict(torch.load(tmp_path / "sched.pt"))
+    fresh.optimizer.step()
+    with pytest.warns(UserWarning, match="epoch parameter"):
+        fresh.step(7)
+    assert fresh.get_last_lr()[0] == CLOSED_FORM[2][2][1]
+
+
 def test_lambda_lr_state_dict_keeps_callable_objects_but_not_functions():
     class Warmup:
         def __init__(self, epochs):
