@@ -172,8 +172,9 @@ class Optimizer:
             packed = {k: v for k, v in group.items() if k != "params"}
             packed["params"] = [index.setdefault(id(p), len(index)) for p in group["params"]]
             groups.append(packed)
-        state = {index[id(p)]: dict(s) for p, s in self.state.items()
-                 if isinstance(p, Tensor) and id(p) in index}
+        state = {(index[id(key)] if isinstance(key, Tensor) else key): value
+                 for key, value in self.state.items()
+                 if not isinstance(key, Tensor) or id(key) in index}
         return {"state": state, "param_groups": groups}
 
     def load_state_dict(self, state_dict):

@@ -103,6 +103,14 @@ def test_adagrad_makes_its_state_when_built():
     assert opt.state[q]["sum"].tolist() == [1.5, 1.5, 1.5] and opt.state[q]["step"].item() == 1.0
 
 
+def test_state_dict_holds_the_state_itself_and_other_keys_as_they_are():
+    p = nn.Parameter(torch.ones(2))
+    opt = one_step(optim.Adam([p]), p)
+    opt.state["extra"] = {"a": 1}
+    sd = opt.state_dict()
+    assert sd["state"][0] is opt.state[p] and list(sd["state"]) == [0, "extra"]
+
+
 def test_adam_has_no_state_before_its_first_step():
     assert optim.Adam([nn.Parameter(torch.ones(2))]).state_dict()["state"] == {}
 
