@@ -10,7 +10,7 @@ import numbers
 from ._tensor import Tensor
 from . import ops, _creation
 
-__all__ = ["cat", "concat", "concatenate", "stack", "where", "pow", "add", "sub", "subtract",
+__all__ = ["maximum", "minimum", "cat", "concat", "concatenate", "stack", "where", "pow", "add", "sub", "subtract",
            "mul", "multiply", "div", "divide", "true_divide", "matmul", "mm", "mv", "dot", "bmm",
            "addmm", "clamp", "clip", "masked_fill", "gather", "scatter", "index_select",
            "narrow", "select", "argmax", "argmin", "equal", "allclose", "isclose", "flatten",
@@ -81,7 +81,7 @@ def _binary(name):
     return call
 
 
-for _name in ["matmul", "mm", "mv", "dot", "bmm", "clamp", "clip", "masked_fill", "gather",
+for _name in ["maximum", "minimum", "matmul", "mm", "mv", "dot", "bmm", "clamp", "clip", "masked_fill", "gather",
               "scatter", "index_select", "narrow", "select", "argmax", "argmin", "flatten",
               "reshape", "transpose", "permute", "unsqueeze", "squeeze", "t", "softmax",
               "log_softmax", "sum", "mean", "max", "min", "exp", "log", "sqrt", "abs", "sign",

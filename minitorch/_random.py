@@ -29,11 +29,11 @@ class Generator:
             from ._device import no_cuda_error
             raise no_cuda_error(str(device))
         self._seed = 67280421310721
-        self._numpy = np.random.default_rng(self._seed)
+        self._rng = np.random.default_rng(self._seed)
 
     def manual_seed(self, seed):
         self._seed = _checked_seed(seed)
-        self._numpy = np.random.default_rng(self._seed)
+        self._rng = np.random.default_rng(self._seed)
         return self
 
     def seed(self):
@@ -44,10 +44,10 @@ class Generator:
         return self._seed
 
     def get_state(self):
-        return self._numpy.bit_generator.state
+        return self._rng.bit_generator.state
 
     def set_state(self, state):
-        self._numpy.bit_generator.state = state
+        self._rng.bit_generator.state = state
         return self
 
     @property
@@ -83,13 +83,13 @@ def set_rng_state(state):
 
 def generator():
     """The numpy Generator behind the default stream (for ops that draw random numbers)."""
-    return default_generator._numpy
+    return default_generator._rng
 
 
 def generator_of(gen):
     """The numpy Generator of ``gen`` (a minitorch Generator), or the default one."""
     if gen is None:
-        return default_generator._numpy
+        return default_generator._rng
     if not isinstance(gen, Generator):
         raise TypeError(f"generator must be a minitorch.Generator, not {type(gen).__name__}")
-    return gen._numpy
+    return gen._rng

@@ -731,6 +731,12 @@ class Tensor:
 
     clip = clamp
 
+    def maximum(self, other):
+        return ops.maximum(self, other)
+
+    def minimum(self, other):
+        return ops.minimum(self, other)
+
     def masked_fill(self, mask, value):
         return ops.masked_fill(self, mask, value)
 

@@ -19,7 +19,7 @@ from ._common import (BuiltinFunction, as_float, binary_operands, broadcast_erro
                       wrap)
 
 __all__ = ["Exp", "Log", "Sqrt", "Abs", "Sign", "Relu", "Sigmoid", "Tanh", "Clamp", "MaskedFill",
-           "Where", "masked_fill", "where", "clamp"]
+           "Where", "Maximum", "Minimum", "masked_fill", "where", "clamp", "maximum", "minimum"]
 
 
 class Exp(BuiltinFunction):
@@ -305,3 +305,55 @@ def _as_tensor_operand(x):
     if not isinstance(x, (bool, int, float)):
         raise TypeError(f"where(): expected a Tensor or a number, got {type(x).__name__}")
     return wrap(np.asarray(x, dtype=result_type(x).numpy_dtype))
+
+
+class Maximum(BuiltinFunction):
+    """The larger of two tensors, elementwise; where they tie, each gets half the gradient."""
+    _backward_name = "MaximumBackward0"
+    _saved_names = ("other", "self")
+    _pick = staticmethod(np.maximum)
+
+    @classmethod
+    def forward(cls, ctx, a, b):
+        ctx.save_for_backward(b, a)
+        x, y = binary_operands(a, b)
+        try:
+            return cls._pick(x, y)
+        except ValueError:
+            raise broadcast_error(x, y) from None
+
+    @staticmethod
+    def backward(ctx, grad):
+        b, a = ctx.saved_tensors
+        need_a, need_b = ctx.needs_input_grad
+        first = wrap(_share_of_first(a._data, b._data, ctx._forward_cls._pick))
+        grad_a = unbroadcast(grad * first, a.shape) if need_a else None
+        grad_b = unbroadcast(grad * (1 - first), b.shape) if need_b else None
+        return grad_a, grad_b
+
+
+class Minimum(Maximum):
+    _backward_name = "MinimumBackward0"
+    _pick = staticmethod(np.minimum)
+
+
+def _share_of_first(x, y, pick):
+    """1 where ``x`` was picked, 0 where ``y`` was, 0.5 where they tie."""
+    won = pick(x, y) == x
+    lost = pick(x, y) == y
+    dtype = np.result_type(x.dtype, y.dtype)
+    return np.where(won & lost, 0.5, won).astype(dtype if dtype.kind == "f" else np.float32)
+
+
+def maximum(a, b):
+    if not isinstance(b, Tensor):
+        raise TypeError(f"maximum(): argument 'other' (position 2) must be Tensor, not "
+                        f"{type(b).__name__}")
+    return Maximum.apply(a, b)
+
+
+def minimum(a, b):
+    if not isinstance(b, Tensor):
+        raise TypeError(f"minimum(): argument 'other' (position 2) must be Tensor, not "
+                        f"{type(b).__name__}")
+    return Minimum.apply(a, b)

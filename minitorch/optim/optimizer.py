@@ -1,4 +1,4 @@
-"""``optim.Optimizer``: the base class of SGD and Adam (chapter 6, "Putting it together").
+"""``optim.Optimizer``: the base class of every optimizer (chapter 9, "Optimizers").
 
 An optimizer holds
 
@@ -10,9 +10,10 @@ An optimizer holds
   it between steps (a momentum buffer, Adam's running averages).
 
 ``zero_grad()`` clears the gradients; ``step()`` changes each parameter in
-place using its ``.grad``.  Updates are not part of any graph, so they are
-done on the tensors' memory directly (what PyTorch does under ``no_grad``);
-each bumps the parameter's version counter like any in-place change.
+place using its ``.grad``.  Updates must not be recorded by autograd, so
+every ``step`` runs under ``minitorch.no_grad()`` and uses in-place tensor
+ops (``p.add_(g, alpha=-lr)``): the parameters stay leaves, and each change
+bumps their version counter like any in-place op (chapter 5).
 ``state_dict()`` describes all of this with parameters replaced by their
 position, so it can be saved with ``minitorch.save`` and loaded into a new
 optimizer over a new model.
@@ -22,8 +23,7 @@ import copy
 import warnings
 from collections import defaultdict
 
-
-from .._tensor import Tensor
+from .. import Tensor, enable_grad
 
 __all__ = ["Optimizer", "required"]
 
@@ -37,24 +37,58 @@ class _Required:
 
 required = _Required()
 
+_TENSOR_TYPE_NAMES = {"float32": "FloatTensor", "float64": "DoubleTensor",
+                      "int64": "LongTensor", "bool": "BoolTensor"}
+
 
 def _typename(obj):
+    """How PyTorch's messages name a type: ``minitorch.FloatTensor``, ``int``..."""
     if isinstance(obj, Tensor):
-        return {"float32": "minitorch.FloatTensor", "float64": "minitorch.DoubleTensor"}.get(
-            obj.dtype.name, "minitorch.Tensor")
+        return "minitorch." + _TENSOR_TYPE_NAMES.get(obj.dtype.name, "Tensor")
     return type(obj).__name__
 
 
+def _check_non_negative(label, value):
+    """PyTorch's check on a hyper-parameter: ``ValueError("Invalid <label>: <value>")``."""
+    if not 0.0 <= value:
+        raise ValueError(f"Invalid {label}: {value}")
+
+
+def _check_implementation_flags(foreach=None, fused=None, differentiable=False):
+    """Accept PyTorch's implementation switches.
+
+    ``foreach``, ``fused`` and ``capturable`` choose how PyTorch runs the same
+    arithmetic (batched kernels, one fused kernel, CUDA graphs); minitorch has
+    one implementation, so they are recorded and change nothing.
+    ``differentiable=True`` asks for the update itself to be recorded by
+    autograd, which minitorch's no_grad updates cannot do.
+    """
+    if fused and foreach:
+        raise RuntimeError("`fused` and `foreach` cannot be `True` together.")
+    if differentiable:
+        raise NotImplementedError(
+            "differentiable=True is not supported: minitorch's optimizers update parameters under "
+            "no_grad, so the update cannot be differentiated. Leave differentiable=False.")
+
+
+def _evaluate(closure):
+    """``closure()`` with grad mode on (``step`` itself runs under no_grad), or None."""
+    if closure is None:
+        return None
+    with enable_grad():
+        return closure()
+
+
 class Optimizer:
-    """Base class: subclasses set ``defaults`` and implement ``step()``."""
+    """Base class: subclasses pass their ``defaults`` and implement ``step()``."""
 
     def __init__(self, params, defaults):
         self.defaults = defaults
         self.state = defaultdict(dict)
         self.param_groups = []
         if isinstance(params, Tensor):
-            raise TypeError("params argument given to the optimizer should be an iterable of Tensors "
-                            f"or dicts, but got {_typename(params)}")
+            raise TypeError("params argument given to the optimizer should be an iterable of "
+                            f"Tensors or dicts, but got {_typename(params)}")
         param_groups = list(params)
         if not param_groups:
             raise ValueError("optimizer got an empty parameter list")
@@ -63,38 +97,46 @@ class Optimizer:
         for group in param_groups:
             self.add_param_group(group)
 
+    # ----- parameter groups ---------------------------------------------------------------
     def add_param_group(self, param_group):
-        """Add a group of parameters with its own options (missing ones take the defaults)."""
+        """Add a group of parameters with its own options (missing ones take the defaults).
+
+        ``params`` may be a tensor, a list of tensors, or a list of
+        ``(name, tensor)`` pairs as ``model.named_parameters()`` gives; names
+        are then kept under ``"param_names"``.
+        """
         if not isinstance(param_group, dict):
-            raise TypeError(f"param_group must be a dict, but got {type(param_group).__name__}")
-        params = param_group["params"]
-        if isinstance(params, Tensor):
-            params = [params]
-        elif isinstance(params, set):
-            raise TypeError("optimizer parameters need to be organized in ordered collections, but the "
-                            "ordering of tensors in sets will change between runs. Please use a list "
-                            "instead.")
-        else:
-            params = list(params)
+            raise TypeError(f"param_group must be a dict, but got {type(param_group)}")
+        params, names = _split_names(_as_param_list(param_group["params"]))
         for p in params:
-            if not isinstance(p, Tensor):
-                raise TypeError(f"optimizer can only optimize Tensors, but one of the params is "
-                                f"{_typename(p)}")
-            if not p.is_leaf:
-                raise ValueError("can't optimize a non-leaf Tensor")
-        if len({id(p) for p in params}) != len(params):
-            warnings.warn("optimizer contains a parameter group with duplicate parameters; in future, "
-                          "this will cause an error", UserWarning, stacklevel=3)
+            _check_param(p)
         group = dict(param_group, params=params)
+        if names is not None:
+            group["param_names"] = names
         for name, default in self.defaults.items():
             if default is required and name not in group:
                 raise ValueError(f"parameter group didn't specify a value of required optimization "
                                  f"parameter {name}")
             group.setdefault(name, default)
+        if len({id(p) for p in params}) != len(params):
+            warnings.warn("optimizer contains a parameter group with duplicate parameters; in "
+                          "future, this will cause an error; see "
+                          "github.com/pytorch/pytorch/issues/40967 for more information",
+                          UserWarning, stacklevel=3)
         seen = {id(p) for g in self.param_groups for p in g["params"]}
         if any(id(p) in seen for p in params):
             raise ValueError("some parameters appear in more than one parameter group")
+        self._check_names_consistent(group)
         self.param_groups.append(group)
+
+    def _check_names_consistent(self, group):
+        """Either every group names its parameters or none does."""
+        if not self.param_groups:
+            return
+        named = "param_names" in group
+        if named != ("param_names" in self.param_groups[0]):
+            raise ValueError("all optimizer param groups should be with/without names. cannot add "
+                             f"param group {'with' if named else 'without'} names to the optimizer")
 
     def zero_grad(self, set_to_none=True):
         """Clear the gradients of every parameter: to None (default) or to zeros."""
@@ -112,6 +154,7 @@ class Optimizer:
                     p.grad.zero_()
 
     def step(self, closure=None):
+        """Update the parameters; each optimizer defines it."""
         raise NotImplementedError
 
     # ----- saving and loading ----------------------------------------------------------
@@ -120,6 +163,8 @@ class Optimizer:
 
         Parameters are numbered in the order the groups list them, so the
         dict holds no reference to the model and fits another copy of it.
+        As in PyTorch, the state tensors are the optimizer's own (not
+        copies): save the dict, or deep-copy it, to keep a snapshot.
         """
         index = {}
         groups = []
@@ -127,39 +172,44 @@ class Optimizer:
             packed = {k: v for k, v in group.items() if k != "params"}
             packed["params"] = [index.setdefault(id(p), len(index)) for p in group["params"]]
             groups.append(packed)
-        params = {id(p): p for g in self.param_groups for p in g["params"]}
-        state = {index[id(p)]: dict(s) for p, s in self.state.items() if id(p) in params}
+        state = {(index[id(key)] if isinstance(key, Tensor) else key): value
+                 for key, value in self.state.items()
+                 if not isinstance(key, Tensor) or id(key) in index}
         return {"state": state, "param_groups": groups}
 
     def load_state_dict(self, state_dict):
-        """Restore hyper-parameters and per-parameter state saved by ``state_dict()``."""
-        saved_groups = state_dict["param_groups"]
-        if len(saved_groups) != len(self.param_groups):
-            raise ValueError("loaded state dict has a different number of parameter groups")
-        for group, saved in zip(self.param_groups, saved_groups):
-            if len(group["params"]) != len(saved["params"]):
-                raise ValueError("loaded state dict contains a parameter group that doesn't match "
-                                 "the size of optimizer's group")
+        """Restore hyper-parameters and per-parameter state saved by ``state_dict()``.
+
+        Floating state tensors take their parameter's dtype; the ``step``
+        count is kept as it is.  Group options missing from an older
+        checkpoint take this optimizer's defaults.
+        """
+        saved_groups = copy.deepcopy(state_dict["param_groups"])
+        _check_groups_match(self.param_groups, saved_groups)
         by_index = {}
         for group, saved in zip(self.param_groups, saved_groups):
             by_index.update(zip(saved["params"], group["params"]))
         state = defaultdict(dict)
         for key, value in state_dict["state"].items():
-            param = by_index.get(int(key))
-            if param is None:
-                continue
-            state[param] = {name: _state_value_for(param, name, v) for name, v in value.items()}
+            if key in by_index:
+                param = by_index[key]
+                state[param] = _cast_like(param, None, value)
+            else:
+                state[key] = value
         for group, saved in zip(self.param_groups, saved_groups):
-            group.update({k: copy.deepcopy(v) for k, v in saved.items() if k != "params"})
+            saved["params"] = group["params"]
+            for name, default in self.defaults.items():
+                saved.setdefault(name, default)
+        self.param_groups = saved_groups
         self.state = state
 
     def __repr__(self):
         lines = [type(self).__name__ + " ("]
         for i, group in enumerate(self.param_groups):
+            if i:
+                lines.append("")
             lines.append(f"Parameter Group {i}")
-            for key in sorted(group):
-                if key != "params":
-                    lines.append(f"    {key}: {group[key]}")
+            lines += [f"    {key}: {group[key]}" for key in sorted(group) if key != "params"]
         lines.append(")")
         return "\n".join(lines)
 
@@ -169,13 +219,55 @@ class Optimizer:
         return [p for p in group["params"] if p.grad is not None]
 
 
-def _state_value_for(param, name, value):
-    """A copy of a saved state entry; tensors (except the step count) take the parameter's dtype."""
-    if not isinstance(value, Tensor):
-        return copy.deepcopy(value)
-    data = value._data.copy()
-    if name != "step" and data.dtype.kind == "f":
-        data = data.astype(param._data.dtype, copy=False)
-    return Tensor._wrap(data)
+def _as_param_list(params):
+    """The ``params`` of a group as a list; sets are refused (their order changes between runs)."""
+    if isinstance(params, Tensor):
+        return [params]
+    if isinstance(params, set):
+        raise TypeError("optimizer parameters need to be organized in ordered collections, but the "
+                        "ordering of tensors in sets will change between runs. Please use a list "
+                        "instead.")
+    return list(params)
 
 
+def _split_names(params):
+    """``(tensors, names)`` for ``(name, tensor)`` pairs, ``(params, None)`` for bare tensors."""
+    named = [isinstance(p, tuple) for p in params]
+    if not any(named):
+        return params, None
+    if not all(named):
+        raise ValueError("all optimizer params should be with/without names. Some param names are "
+                         "missing")
+    return [p for _, p in params], [name for name, _ in params]
+
+
+def _check_param(p):
+    if not isinstance(p, Tensor):
+        raise TypeError("optimizer can only optimize Tensors, but one of the params is "
+                        + _typename(p))
+    if not (p.is_leaf or p.retains_grad):
+        raise ValueError("can't optimize a non-leaf Tensor")
+
+
+def _check_groups_match(groups, saved_groups):
+    if len(groups) != len(saved_groups):
+        raise ValueError("loaded state dict has a different number of parameter groups")
+    for group, saved in zip(groups, saved_groups):
+        if len(group["params"]) != len(saved["params"]):
+            raise ValueError("loaded state dict contains a parameter group that doesn't match "
+                             "the size of optimizer's group")
+
+
+def _cast_like(param, key, value):
+    """A loaded state entry, converted as PyTorch does: tensors (except the ``step``
+    count) take a floating parameter's dtype, inside dicts and lists too; a tensor
+    that already has it is used as it is, not copied."""
+    if isinstance(value, Tensor):
+        if key != "step" and param.is_floating_point():
+            return value.to(param.dtype)
+        return value
+    if isinstance(value, dict):
+        return {k: _cast_like(param, k, v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return type(value)(_cast_like(param, key, v) for v in value)
+    return value

@@ -1,4 +1,4 @@
-"""``optim.SGD``: stochastic gradient descent with momentum and weight decay (chapter 6).
+"""``optim.SGD``: stochastic gradient descent with momentum and weight decay (chapter 9).
 
 For each parameter ``p`` with gradient ``g``:
 
@@ -11,10 +11,8 @@ For each parameter ``p`` with gradient ``g``:
 The momentum buffer is the per-parameter state kept between steps.
 """
 
-import numpy as np
-
-from .._tensor import Tensor
-from .optimizer import Optimizer
+from .. import no_grad
+from .optimizer import Optimizer, _check_implementation_flags, _check_non_negative, _evaluate
 
 __all__ = ["SGD"]
 
@@ -23,41 +21,35 @@ class SGD(Optimizer):
     """Gradient descent: ``p -= lr * grad``, optionally with momentum and weight decay."""
 
     def __init__(self, params, lr=1e-3, momentum=0, dampening=0, weight_decay=0, nesterov=False, *,
-                 maximize=False):
-        if lr < 0.0:
-            raise ValueError(f"Invalid learning rate: {lr}")
-        if momentum < 0.0:
-            raise ValueError(f"Invalid momentum value: {momentum}")
-        if weight_decay < 0.0:
-            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
+                 maximize=False, foreach=None, differentiable=False, fused=None):
+        _check_non_negative("learning rate", lr)
+        _check_non_negative("momentum value", momentum)
+        _check_non_negative("weight_decay value", weight_decay)
         if nesterov and (momentum <= 0 or dampening != 0):
             raise ValueError("Nesterov momentum requires a momentum and zero dampening")
+        _check_implementation_flags(foreach, fused, differentiable)
         defaults = dict(lr=lr, momentum=momentum, dampening=dampening, weight_decay=weight_decay,
-                        nesterov=nesterov, maximize=maximize)
+                        nesterov=nesterov, maximize=maximize, foreach=foreach,
+                        differentiable=differentiable, fused=fused)
         super().__init__(params, defaults)
 
+    @no_grad()
     def step(self, closure=None):
-        """Update every parameter that has a gradient.  ``closure`` (optional) re-computes
-        and returns the loss; its value is returned."""
-        loss = closure() if closure is not None else None
+        """Update every parameter that has a gradient, in place and unrecorded.
+        ``closure`` (optional) re-computes and returns the loss; its value is returned."""
+        loss = _evaluate(closure)
         for group in self.param_groups:
-            lr, momentum, dampening = group["lr"], group["momentum"], group["dampening"]
-            weight_decay, nesterov = group["weight_decay"], group["nesterov"]
+            momentum, weight_decay = group["momentum"], group["weight_decay"]
             for p in self._params_with_grad(group):
-                g = p.grad._data
-                if group["maximize"]:
-                    g = -g
+                g = -p.grad if group["maximize"] else p.grad
                 if weight_decay:
-                    g = g + weight_decay * p._data
+                    g = g.add(p, alpha=weight_decay)
                 if momentum:
-                    state = self.state[p]
-                    buf = state.get("momentum_buffer")
+                    buf = self.state[p].get("momentum_buffer")
                     if buf is None:
-                        buf = state["momentum_buffer"] = Tensor._wrap(np.array(g, dtype=p._data.dtype))
+                        buf = self.state[p]["momentum_buffer"] = g.clone()
                     else:
-                        buf._data *= momentum
-                        buf._data += (1 - dampening) * g
-                    g = g + momentum * buf._data if nesterov else buf._data
-                p._data -= (lr * g).astype(p._data.dtype, copy=False)
-                p._version_counter.bump()
+                        buf.mul_(momentum).add_(g, alpha=1 - group["dampening"])
+                    g = g.add(buf, alpha=momentum) if group["nesterov"] else buf
+                p.add_(g, alpha=-group["lr"])
         return loss

@@ -9,6 +9,8 @@ import minitorch as torch
 import minitorch.nn as nn
 from minitorch.nn import init
 
+pytestmark = pytest.mark.chapter10
+
 
 def test_uniform_in_place_with_bounds_and_version_bump():
     p = nn.Parameter(torch.zeros(1000))

@@ -391,7 +391,7 @@ def test_to_double_float_keep_parameter_objects():
     bn_net.double()
     assert weight.dtype == torch.float64
     assert bn_net.to("cpu") is bn_net and bn_net.cpu() is bn_net
-    with pytest.raises(TypeError, match="only accepts floating point dtypes"):
+    with pytest.raises(TypeError, match="only accepts floating point or complex dtypes"):
         bn_net.to(torch.int64)
 
 

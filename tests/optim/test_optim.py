@@ -8,6 +8,8 @@ import minitorch.nn as nn
 import minitorch.nn.functional as F
 from minitorch import optim
 
+pytestmark = pytest.mark.chapter9
+
 
 def run(make_optimizer, steps=5):
     """Minimise sum(c * p**2) + sum(p) for a few steps; return the parameter values."""
@@ -122,8 +124,9 @@ def test_default_learning_rates_and_repr():
     p = torch.zeros(1, requires_grad=True)
     assert optim.SGD([p]).defaults["lr"] == 1e-3
     assert repr(optim.SGD([p], lr=0.1, momentum=0.9)) == (
-        "SGD (\nParameter Group 0\n    dampening: 0\n    lr: 0.1\n    maximize: False\n"
-        "    momentum: 0.9\n    nesterov: False\n    weight_decay: 0\n)")
+        "SGD (\nParameter Group 0\n    dampening: 0\n    differentiable: False\n    foreach: None\n"
+        "    fused: None\n    lr: 0.1\n    maximize: False\n    momentum: 0.9\n    nesterov: False\n"
+        "    weight_decay: 0\n)")
 
 
 def test_state_dict_layout_matches_pytorch():
@@ -135,7 +138,9 @@ def test_state_dict_layout_matches_pytorch():
     assert list(sd) == ["state", "param_groups"]
     assert sd["state"][0]["momentum_buffer"].tolist() == [1.0, 1.0]
     assert sd["param_groups"] == [{"lr": 0.1, "momentum": 0.9, "dampening": 0, "weight_decay": 0,
-                                   "nesterov": False, "maximize": False, "params": [0]}]
+                                   "nesterov": False, "maximize": False, "foreach": None,
+                                   "differentiable": False, "fused": None, "params": [0]}]
+    assert list(sd["param_groups"][0])[-1] == "params"
     adam = optim.Adam([a])
     adam.step()
     state = adam.state_dict()["state"][0]
@@ -169,7 +174,7 @@ def test_load_state_dict_resumes_identically():
     assert model2.weight.allclose(ref_model.weight, atol=1e-7) and model2.bias.allclose(ref_model.bias, atol=1e-7)
 
 
-def test_load_state_dict_copies_and_checks_groups():
+def test_load_state_dict_shares_state_tensors_and_checks_groups():
     a = torch.zeros(2, requires_grad=True)
     opt = optim.SGD([a], lr=0.1, momentum=0.9)
     a.grad = torch.ones(2)
@@ -178,8 +183,9 @@ def test_load_state_dict_copies_and_checks_groups():
     other = optim.SGD([a], lr=0.5, momentum=0.9)
     other.load_state_dict(sd)
     assert other.param_groups[0]["lr"] == 0.1 and other.param_groups[0]["params"][0] is a
-    sd["state"][0]["momentum_buffer"].zero_()
-    assert other.state[a]["momentum_buffer"].tolist() == [1.0, 1.0]      # a copy, not shared
+    # As in PyTorch, state tensors of the right dtype are shared, not copied.
+    assert other.state[a]["momentum_buffer"] is sd["state"][0]["momentum_buffer"]
+    assert sd["state"][0]["momentum_buffer"] is opt.state[a]["momentum_buffer"]
     b = torch.zeros(2, requires_grad=True)
     with pytest.raises(ValueError, match="different number of parameter groups"):
         optim.SGD([{"params": [a]}, {"params": [b]}], lr=0.1).load_state_dict(sd)

@@ -29,6 +29,7 @@ import warnings
 from collections import OrderedDict, namedtuple
 from collections.abc import Mapping
 
+from ..._dtype import dtype as _dtype
 from ..._tensor import Tensor
 from ...autograd.grad_mode import no_grad
 from ...utils.hooks import RemovableHandle
@@ -101,6 +102,58 @@ def _addindent(text, spaces):
         return text
     pad = " " * spaces
     return lines[0] + "\n" + "\n".join(pad + line for line in lines[1:])
+
+
+# Device types PyTorch knows; minitorch runs on the first one only.
+_DEVICE_TYPES = ("cpu", "cuda", "mps", "xpu", "ipu", "hip", "xla", "meta", "mtia", "hpu", "ve",
+                 "vulkan", "lazy", "fpga", "maia", "mkldnn", "opengl", "opencl", "ideep",
+                 "privateuseone")
+
+
+def _cpu_only_message(call, device_type):
+    return (f"{call}: minitorch runs on the CPU only, so {device_type} is not available. Keep the "
+            "model and its data on the CPU: use 'cpu' or leave the device out.")
+
+
+def _device_type(device):
+    """``"cuda"`` for ``"cuda:0"``, a device object with a ``.type``, or an int (a CUDA index)."""
+    if isinstance(device, int) and not isinstance(device, bool):
+        return "cuda"
+    if isinstance(device, str):
+        return device.split(":")[0]
+    return str(getattr(device, "type", device))
+
+
+def _check_cpu(call, device):
+    kind = _device_type(device)
+    if kind == "cpu":
+        return
+    if kind in _DEVICE_TYPES:
+        raise RuntimeError(_cpu_only_message(f"{call}({str(device)!r})", kind))
+    raise RuntimeError(f"Expected one of {', '.join(_DEVICE_TYPES)} device type at start of device "
+                       f"string: {device}")
+
+
+_TO_KEYWORDS = ("device", "dtype", "non_blocking", "copy", "memory_format")
+
+
+def _dtype_from_to_arguments(call, args, kwargs):
+    """The dtype asked for by ``to(...)``'s arguments (None if none), after checking that
+    any device given is the CPU.  ``non_blocking`` and ``memory_format`` change nothing here."""
+    for name in kwargs:
+        if name not in _TO_KEYWORDS:
+            raise TypeError(f"to() got an unexpected keyword argument '{name}'")
+    device, dtype = kwargs.get("device"), kwargs.get("dtype")
+    for arg in args:
+        if isinstance(arg, Tensor):
+            dtype = arg.dtype
+        elif isinstance(arg, _dtype):
+            dtype = arg
+        elif arg is not None and not isinstance(arg, bool):
+            device = arg
+    if device is not None:
+        _check_cpu(call, device)
+    return dtype
 
 
 class _IncompatibleKeys(namedtuple("IncompatibleKeys", ["missing_keys", "unexpected_keys"])):
@@ -435,20 +488,30 @@ class Module:
         return self
 
     def to(self, *args, **kwargs):
-        """Convert floating point parameters and buffers to a dtype (``model.to(minitorch.float64)``).
-        Devices (``"cpu"``) are accepted and ignored: minitorch has only the CPU."""
-        dtype = kwargs.get("dtype")
-        for arg in args:
-            if not isinstance(arg, (str, type(None))) and hasattr(arg, "is_floating_point"):
-                dtype = arg
+        """Convert floating point parameters and buffers to a dtype, in place; returns self.
+
+        Takes PyTorch's forms: ``to(dtype)``, ``to(device)``,
+        ``to(device, dtype)``, ``to(tensor)`` (its dtype) and the keywords
+        ``device``, ``dtype``, ``non_blocking``, ``memory_format``.  The CPU is
+        the only device: ``"cpu"`` is accepted, anything else (``"cuda"``...)
+        raises a RuntimeError.  Parameters stay the same objects, so an
+        optimizer built earlier still updates them.
+        """
+        dtype = _dtype_from_to_arguments("Module.to", args, kwargs)
         if dtype is None:
             return self
         if not dtype.is_floating_point:
-            raise TypeError(f"nn.Module.to only accepts floating point dtypes, but got desired dtype={dtype}")
+            raise TypeError("nn.Module.to only accepts floating point or complex dtypes, but got "
+                            f"desired dtype={dtype}")
         return self._apply(lambda t: t.to(dtype) if t.is_floating_point() else t)
 
     def cpu(self):
+        """Already there: minitorch has only the CPU."""
         return self
+
+    def cuda(self, device=None):
+        """Refused: minitorch runs on the CPU only."""
+        raise RuntimeError(_cpu_only_message("Module.cuda()", "cuda"))
 
     def float(self):
         """Floating point parameters and buffers to float32."""
@@ -457,6 +520,55 @@ class Module:
     def double(self):
         """Floating point parameters and buffers to float64."""
         return self._apply(lambda t: t.double() if t.is_floating_point() else t)
+
+    def half(self):
+        """Refused: minitorch has no float16 dtype."""
+        raise NotImplementedError("Module.half(): minitorch has no float16 dtype (only float32 and "
+                                  "float64). Use .float() or .double() instead.")
+
+    def bfloat16(self):
+        """Refused: minitorch has no bfloat16 dtype."""
+        raise NotImplementedError("Module.bfloat16(): minitorch has no bfloat16 dtype (only "
+                                  "float32 and float64). Use .float() or .double() instead.")
+
+    # ================================================================================
+    # Finding a member by its dotted name
+    # ================================================================================
+    def get_submodule(self, target):
+        """The module at ``target``, a dotted path like ``"encoder.layers.0"`` ("" is self)."""
+        if target == "":
+            return self
+        module = self
+        for name in target.split("."):
+            if not hasattr(module, name):
+                raise AttributeError(f"{module._get_name()} has no attribute `{name}`")
+            module = getattr(module, name)
+            if not isinstance(module, Module):
+                raise AttributeError(f"`{name}` is not an nn.Module")
+        return module
+
+    def get_parameter(self, target):
+        """The parameter at a dotted path like ``"encoder.0.weight"``."""
+        module, name = self._owner_and_name(target)
+        value = getattr(module, name)
+        if not isinstance(value, Parameter):
+            raise AttributeError(f"`{name}` is not an nn.Parameter")
+        return value
+
+    def get_buffer(self, target):
+        """The buffer at a dotted path like ``"bn.running_mean"``."""
+        module, name = self._owner_and_name(target)
+        if name not in module._buffers:
+            raise AttributeError(f"`{name}` is not a buffer")
+        return getattr(module, name)
+
+    def _owner_and_name(self, target):
+        """``("a.b.c")`` -> (the module ``a.b``, ``"c"``), checking ``c`` exists."""
+        module_path, _, name = target.rpartition(".")
+        module = self.get_submodule(module_path)
+        if not hasattr(module, name):
+            raise AttributeError(f"{module._get_name()} has no attribute `{name}`")
+        return module, name
 
     # ================================================================================
     # Printing
