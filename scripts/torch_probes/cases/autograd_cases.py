@@ -135,7 +135,7 @@ table("autograd/grad_mode", [
     "@torch.no_grad\ndef f(x):\n    return x * 2\nf(torch.ones(2, requires_grad=True)).requires_grad",
     "@torch.enable_grad()\ndef f(x):\n    return x * 2\nwith torch.no_grad():\n    out = f(torch.ones(2, requires_grad=True)).requires_grad\nout",
     "@torch.enable_grad\ndef f(x):\n    return x * 2\nwith torch.no_grad():\n    out = f(torch.ones(2, requires_grad=True)).requires_grad\nout",
-    "torch.set_grad_enabled(False)\nout = (torch.is_grad_enabled(), (torch.ones(1, requires_grad=True) * 2).requires_grad)\ntorch.set_grad_enabled(True)",
+    "torch.set_grad_enabled(False)\nout = (torch.is_grad_enabled(), (torch.ones(1, requires_grad=True) * 2).requires_grad)\nout",
     "with torch.set_grad_enabled(False):\n    out = torch.is_grad_enabled()\n(out, torch.is_grad_enabled())",
     "@torch.set_grad_enabled(False)\ndef f(x):\n    return x * 2\n(f(torch.ones(2, requires_grad=True)).requires_grad, torch.is_grad_enabled())",
     "@torch.set_grad_enabled(True)\ndef f(x):\n    return x * 2\nwith torch.no_grad():\n    out = f(torch.ones(2, requires_grad=True)).requires_grad\n(out, torch.is_grad_enabled())",

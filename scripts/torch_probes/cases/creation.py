@@ -100,24 +100,24 @@ for src in ["torch.rand(2, 3)", "torch.randn(4)", "torch.randint(0, 10, (2, 2))"
             "torch.rand(3, dtype=torch.float64)", "torch.randn(2, 2, dtype=torch.float64, requires_grad=True)"]:
     add("creation/random", src, values=False)
 
+# The worker resets the default dtype to float32 before every case.
 table("creation/default_dtype", [
     "torch.get_default_dtype()",
-    "torch.set_default_dtype(torch.float64)\nout = [torch.tensor(1.0).dtype, torch.tensor([1]).dtype, "
-    "torch.ones(2).dtype, torch.arange(0., 1, .5).dtype, torch.arange(3).dtype, torch.rand(1).dtype, "
-    "torch.full((1,), 2.0).dtype, torch.linspace(0, 1, 2).dtype, torch.eye(1).dtype, torch.Tensor([1]).dtype]\n"
-    "torch.set_default_dtype(torch.float32)",
-    "torch.set_default_dtype(torch.float64)\nout = (torch.tensor([1, 2]) * 1.5).dtype\n"
-    "torch.set_default_dtype(torch.float32)",
-    "torch.set_default_dtype(torch.float64)\nout = (torch.ones(2, dtype=torch.float32) + 1.5).dtype\n"
-    "torch.set_default_dtype(torch.float32)",
-    "torch.set_default_dtype(torch.float64)\nout = torch.tensor([1, 2]).exp().dtype\n"
-    "torch.set_default_dtype(torch.float32)",
-    "torch.set_default_dtype(torch.float64)\nout = (torch.tensor([1, 2]) / 2).dtype\n"
-    "torch.set_default_dtype(torch.float32)",
-    "torch.set_default_dtype(torch.float64)\nout = torch.tensor([1, 2]).mean(dtype=None) if False else "
-    "torch.tensor([True]).sigmoid().dtype\ntorch.set_default_dtype(torch.float32)",
+    "torch.set_default_dtype(torch.float64)\n[torch.tensor(1.0).dtype, torch.tensor([1]).dtype, torch.ones(2).dtype, "
+    "torch.arange(0., 1, .5).dtype, torch.arange(3).dtype, torch.rand(1).dtype, torch.full((1,), 2.0).dtype, "
+    "torch.linspace(0, 1, 2).dtype, torch.eye(1).dtype, torch.Tensor([1]).dtype, torch.zeros(1).dtype]",
+    "torch.set_default_dtype(torch.float64)\n(torch.tensor([1, 2]) * 1.5).dtype",
+    "torch.set_default_dtype(torch.float64)\n(torch.tensor([1, 2]) * 1.5)",
+    "torch.set_default_dtype(torch.float64)\n(torch.ones(2, dtype=torch.float32) + 1.5).dtype",
+    "torch.set_default_dtype(torch.float64)\ntorch.tensor([1, 2]).exp().dtype",
+    "torch.set_default_dtype(torch.float64)\n(torch.tensor([1, 2]) / 2).dtype",
+    "torch.set_default_dtype(torch.float64)\ntorch.tensor([True]).sigmoid().dtype",
+    "torch.set_default_dtype(torch.float64)\ntorch.tensor([1, 2]).mean(dtype=torch.get_default_dtype()).dtype",
+    "torch.set_default_dtype(torch.float64)\ntorch.tensor(0.1).item()",
+    "torch.set_default_dtype(torch.float64)\nnn.Linear(2, 2).weight.dtype",
+    "torch.set_default_dtype(torch.float64)\ntorch.get_default_dtype()",
     "torch.set_default_dtype(torch.int64)", "torch.set_default_dtype(torch.bool)",
-    "torch.set_default_dtype(float)",
+    "torch.set_default_dtype(float)", "torch.set_default_dtype('float64')",
 ])
 
 table("creation/dtype_objects", [

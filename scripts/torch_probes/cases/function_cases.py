@@ -31,6 +31,17 @@ TWO_OUT_NOMAT = TWO_OUT.replace("        return x * 2, x * 3\n",
                                 "        ctx.set_materialize_grads(False)\n        return x * 2, x * 3\n")
 
 
+DROP = (
+    "class Drop(torch.autograd.Function):\n"
+    "    @staticmethod\n"
+    "    def forward(ctx, a, b):\n"
+    "        return a + b\n"
+    "    @staticmethod\n"
+    "    def backward(ctx, g):\n"
+    "        print('drop backward')\n"
+    "        return None, None\n")
+
+
 def custom(backward_body, forward_body="        return x * 2\n", extra=""):
     return ("class F(torch.autograd.Function):\n"
             "    @staticmethod\n"
@@ -123,6 +134,11 @@ table("function/api", [
     .replace("return g if g", "return h if h").replace("print('g is', type(g)", "print('g is', type(g).__name__, 'h is', type(h)")
     + X + "a, b = F.apply(x)\na.sum().backward()\nx.grad",
     custom("        return g\n", "        return x.clone()\n") + X + "y = F.apply(x)\ntorch.autograd.grad(y.sum(), x)",
+    TWO_OUT + DROP + X + "a, b = Two.apply(x)\nout = Drop.apply(a, b).sum() + x.sum()\nout.backward()\nx.grad",
+    TWO_OUT_NOMAT + DROP + X + "a, b = Two.apply(x)\nout = Drop.apply(a, b).sum() + x.sum()\nout.backward()\nx.grad",
+    TWO_OUT + DROP + X + "a, b = Two.apply(x)\nout = Drop.apply(a, b).sum() + (b * 0).sum()\nout.backward()\nx.grad",
+    TWO_OUT + X + "a, b = Two.apply(x)\nout = (a * 0).sum()\nout.backward()\nx.grad",
+    TWO_OUT + X + "a, b = Two.apply(x)\nb.register_hook(lambda g: print('b hook', g))\na.register_hook(lambda g: print('a hook', g.tolist()))\na.sum().backward()",
     custom("        return g * 2\n").replace("    @staticmethod\n    def backward", "    @staticmethod\n    @torch.autograd.function.once_differentiable\n    def backward")
     + X + "y = F.apply(x)\ng, = torch.autograd.grad(y.sum(), x, create_graph=True)\n(g.requires_grad, g.grad_fn.name() if g.grad_fn else None)",
     custom("        return g * 2\n").replace("    @staticmethod\n    def backward", "    @staticmethod\n    @torch.autograd.function.once_differentiable\n    def backward")
@@ -226,7 +242,7 @@ table("misuse/autograd", [
     "torch.autograd.backward(torch.ones(2))", "torch.autograd.backward([])", "x = torch.ones(2, requires_grad=True)\ntorch.autograd.backward([x * 2], [torch.ones(2), torch.ones(2)])",
     "x = torch.ones(2, requires_grad=True)\ntorch.autograd.backward(x.sum(), grad_tensors=[1.0])",
     "with torch.no_grad():\n    y = torch.ones(2, requires_grad=True) * 2\ny.sum().backward()",
-    "with torch.no_grad(1):\n    pass", "torch.set_grad_enabled()", "torch.set_grad_enabled('yes')", "torch.set_grad_enabled(1)\nout = torch.is_grad_enabled()\ntorch.set_grad_enabled(True)",
+    "with torch.no_grad(1):\n    pass", "torch.set_grad_enabled()", "torch.set_grad_enabled('yes')", "torch.set_grad_enabled(1)\nout = torch.is_grad_enabled()\nout",
     "with torch.inference_mode('x'):\n    pass", "torch.enable_grad(True)",
     "x = torch.ones(2, requires_grad=True)\nwith torch.inference_mode():\n    y = torch.ones(2)\n(x * y).sum().backward()\nx.grad",
     "x = torch.ones(2, requires_grad=True)\nwith torch.inference_mode():\n    y = torch.ones(2)\n(x * y)",

@@ -7,13 +7,14 @@ from ..case import add, table
 # node's C++ namespace is dropped so that this one difference (probed on its own in
 # graph/nodes) does not hide the others.
 WALK = (
-    "def walk(node, depth=5):\n"
+    "def walk(node, depth=6):\n"
     "    if node is None:\n"
-    "        return None\n"
+    "        return 'None'\n"
     "    name = node.name().replace('torch::autograd::', '')\n"
-    "    if depth == 0:\n"
+    "    if depth == 0 or not node.next_functions:\n"
     "        return name\n"
-    "    return (name, tuple((walk(n, depth - 1), nr) for n, nr in node.next_functions))\n")
+    "    inner = ', '.join(f'{walk(n, depth - 1)}:{nr}' for n, nr in node.next_functions)\n"
+    "    return f'{name}({inner})'\n")
 
 LEAVES = ("x = torch.tensor([1., 2.], requires_grad=True)\n"
           "y = torch.tensor([3., 4.], requires_grad=True)\n"
@@ -52,7 +53,7 @@ for expr in EXPRESSIONS:
 
 MODULES = [
     "nn.Linear(2, 3)(m)", "nn.Linear(2, 3)(x)", "nn.Linear(2, 3, bias=False)(m)", "nn.Linear(2, 3, bias=False)(x)",
-    "nn.Linear(2, 3)(m[None].expand(4, 2, 2))", "nn.Linear(2, 3)(torch.ones(2, 2))", "nn.Linear(2, 3)(torch.ones(0, 2))",
+    "nn.Linear(2, 3)(m[None].expand(4, 2, 2))", "nn.Linear(2, 3)(torch.ones(4, 2, 2, requires_grad=True))", "nn.Linear(2, 3)(torch.ones(2, 2))", "nn.Linear(2, 3)(torch.ones(0, 2))",
     "nn.MSELoss()(nn.Linear(2, 1)(torch.ones(3, 2)), torch.zeros(3, 1))", "nn.MSELoss(reduction='sum')(x, c)",
     "nn.CrossEntropyLoss()(m, torch.tensor([0, 1]))", "nn.CrossEntropyLoss(reduction='none')(m, torch.tensor([0, 1]))",
     "nn.BatchNorm1d(2)(m)", "nn.BatchNorm1d(2).eval()(m)", "nn.BatchNorm1d(2, affine=False)(m)",
@@ -118,8 +119,8 @@ NAMES = (
     "    node.register_prehook(lambda go, n=name: print('run', n))\n"
     "    for child, _ in node.next_functions:\n"
     "        trace(child, seen)\n")
-HOOKS = ("x.register_hook(lambda g: print('hook x', g.tolist()))\n"
-         "y.register_hook(lambda g: print('hook y', g.tolist()))\n")
+HOOKS = ("x.register_hook(lambda g: print('hook x', [round(v, 3) for v in g.tolist()]))\n"
+         "y.register_hook(lambda g: print('hook y', [round(v, 3) for v in g.tolist()]))\n")
 GRAPHS = [
     "out = (x * y).sum()", "out = (y * x).sum()", "out = (x + y).sum()", "out = ((x * 2) * y).sum()",
     "out = (y * (x * 2)).sum()", "out = ((x * 2) + (y * 3)).sum()", "out = ((y * 3) + (x * 2)).sum()",

@@ -55,8 +55,7 @@ for expr in [
     "class Net(nn.Module):\n    def extra_repr(self):\n        return 'a\\nb'\n    def __init__(self):\n        super().__init__()\n        self.fc = nn.Linear(2, 2)\nNet()",
     "torch.optim.SGD([torch.ones(2, requires_grad=True)], lr=0.1)", "torch.optim.SGD([torch.ones(2, requires_grad=True)], lr=0.1, momentum=0.9)",
     "torch.optim.Adam([torch.ones(2, requires_grad=True)])", "torch.optim.Adam([torch.ones(2, requires_grad=True)], lr=1e-3, weight_decay=0.01)",
-    "torch.ones(2, 2).max(0)", "torch.tensor([3., 1.]).max(dim=0)", "torch.no_grad()",
-    "torch.nn.functional", "nn.Linear(2, 3).weight.shape",
+    "torch.ones(2, 2).max(0)", "torch.tensor([3., 1.]).max(dim=0)", "nn.Linear(2, 3).weight.shape",
 ]:
     add("repr/objects", f"out = {expr}\nrepr(out)" if "\n" not in expr else expr.rsplit("\n", 1)[0] + f"\nrepr({expr.rsplit(chr(10), 1)[1]})",
         id=f"repr:{expr.splitlines()[-1] if False else expr}", grad=False)

@@ -130,6 +130,20 @@ table("tensor/index", [
     "x = torch.ones(3)\nv = torch.tensor(2.0, requires_grad=True)\nx[1] = v\nx",
 ])
 
+table("tensor/views", [
+    "x = torch.ones(2)\nx[0].add_(5)\nx", "x = torch.ones(2, 2)\nx[0, 0].add_(5)\nx", "x = torch.ones(2, 2)\nx[0].add_(5)\nx",
+    "x = torch.ones(2)\nx[0].fill_(7)\nx", "x = torch.ones(2)\nx[0].zero_()\nx", "x = torch.ones(2)\nx[-1].mul_(3)\nx",
+    "x = torch.ones(2)\nx[0].copy_(torch.tensor(4.))\nx", "x = torch.ones(2)\nv = x[1]\nx.add_(1)\nv", "x = torch.ones(2)\nv = x[1]\nx.add_(1)\nv._version",
+    "x = torch.ones(2)\nv = x[1]\n(v._base is x, x._base)", "x = torch.ones(3)\nv = x[1:]\n(v._base is x)", "x = torch.ones(3)\nv = x[[0, 1]]\nv._base is None",
+    "x = torch.ones(2, 3)\nx.t()._base is x", "x = torch.ones(2, 3)\nx.view(6)._base is x", "x = torch.ones(2, 3)\nx.reshape(6)._base is x",
+    "x = torch.ones(2, 3)\nx.t().reshape(6)._base is None", "x = torch.ones(2, 3)\nx.expand(2, 2, 3)._base is x", "x = torch.ones(2, 3)\nx.unsqueeze(0)._base is x",
+    "x = torch.ones(2, 3)\nx.detach()._base is None", "x = torch.ones(2, 3)\nx[0][1].add_(1)\nx", "x = torch.ones(2, 3)\nx.select(1, 0).add_(1)\nx",
+    "x = torch.ones(2, 3)\nx.narrow(1, 1, 1).add_(1)\nx", "x = torch.ones(2, 3)\nx.t().add_(1)\nx", "x = torch.ones(2, 3)\nx.view(6).add_(1)\nx._version",
+    "x = torch.ones(2, 3)\nx.squeeze().add_(1)\nx", "x = torch.ones(2, 3)\nx[:, 1].add_(1)\nx", "x = torch.ones(2, 3)\nx[..., 1].add_(1)\nx",
+    "x = torch.ones(2, 3)\nx[None].add_(1)\nx", "x = torch.ones(2, 3)\nx[x > 0].add_(1)\nx", "x = torch.ones(2, 3)\nx[0, 1] += 1\nx",
+    "x = torch.ones(2)\nv = x[0]\nv += 1\nx",
+])
+
 table("tensor/inplace", [
     "x = torch.ones(2)\nx.add_(1)\n(x, x._version)", "x = torch.ones(2)\ny = x.add_(1)\ny is x", "x = torch.ones(2)\nx += 1\nx._version",
     "x = torch.ones(2)\nx.mul_(torch.tensor([2., 3.]))", "x = torch.ones(2)\nx.sub_(torch.tensor(1.), alpha=2)", "x = torch.ones(2)\nx.add_(2, alpha=3)",
