@@ -79,6 +79,7 @@ def check(row, names):
     assert not type(error).__module__.startswith("numpy"), f"a numpy exception leaked: {error!r}"
     message = str(error)
     if row.pattern is not None:
-        assert re.search(row.pattern, message), f"message {message!r} does not match {row.pattern!r}"
+        assert re.search(row.pattern,
+                         message), f"message {message!r} does not match {row.pattern!r}"
     if row.plain:
         assert_readable(message)

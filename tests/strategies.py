@@ -11,7 +11,8 @@ from hypothesis import strategies as st
 
 
 def shapes(min_dims=0, max_dims=3, min_side=1, max_side=4):
-    return st.lists(st.integers(min_side, max_side), min_size=min_dims, max_size=max_dims).map(tuple)
+    return st.lists(st.integers(min_side, max_side), min_size=min_dims,
+                    max_size=max_dims).map(tuple)
 
 
 @st.composite
@@ -99,7 +100,8 @@ _NONNEGATIVE = {"float": st.sampled_from([0.25, 0.5, 1.0, 1.5, 2.0]), "int": st.
 
 
 def _python_type(dtype_name):
-    return {"float32": "float", "float64": "float", "int64": "int", "bool": "bool"}.get(dtype_name, dtype_name)
+    return {"float32": "float", "float64": "float", "int64": "int", "bool": "bool"}.get(dtype_name,
+                                                                                        dtype_name)
 
 
 @st.composite

@@ -30,8 +30,10 @@ INFERRED = [
     ("np.float32 scalar", lambda: torch.tensor(np.float32(1.5)), "float32", ()),
     ("list with np.float64", lambda: torch.tensor([np.float64(1.5), 2.0]), "float64", (2,)),
     ("list with np.float32", lambda: torch.tensor([np.float32(1.5), 2.0]), "float32", (2,)),
-    ("list of float64 0-d tensors", lambda: torch.tensor([torch.tensor(1.5, dtype=torch.float64)]), "float64", (1,)),
-    ("list of int 0-d tensors", lambda: torch.tensor([torch.tensor(1), torch.tensor(2)]), "int64", (2,)),
+    ("list of float64 0-d tensors", lambda: torch.tensor([torch.tensor(1.5, dtype=torch.float64)]),
+     "float64", (1,)),
+    ("list of int 0-d tensors", lambda: torch.tensor([torch.tensor(1), torch.tensor(2)]), "int64",
+     (2,)),
     ("ndarray float64", lambda: torch.tensor(np.array([1.0, 2.0])), "float64", (2,)),
     ("ndarray (2, 0)", lambda: torch.tensor(np.zeros((2, 0))), "float64", (2, 0)),
     ("range", lambda: torch.tensor(range(4)), "int64", (4,)),
@@ -44,7 +46,8 @@ INFERRED = [
 ]
 
 
-@pytest.mark.parametrize("make, dtype, shape", [r[1:] for r in INFERRED], ids=[r[0] for r in INFERRED])
+@pytest.mark.parametrize("make, dtype, shape",
+                         [r[1:] for r in INFERRED], ids=[r[0] for r in INFERRED])
 def test_inferred_dtype_and_shape(make, dtype, shape):
     t = make()
     assert name(t.dtype) == dtype and tuple(t.shape) == shape
@@ -53,25 +56,34 @@ def test_inferred_dtype_and_shape(make, dtype, shape):
 EXACT = [
     # float64 data never passes through float32 on its way in
     ("tensor(0.1, float64).item()", lambda: torch.tensor(0.1, dtype=torch.float64).item(), 0.1),
-    ("tensor([0.1, 0.2], float64)", lambda: torch.tensor([0.1, 0.2], dtype=torch.float64).tolist(), [0.1, 0.2]),
+    ("tensor([0.1, 0.2], float64)", lambda: torch.tensor([0.1, 0.2], dtype=torch.float64).tolist(),
+     [0.1, 0.2]),
     ("tensor(1/3, float64)", lambda: torch.tensor(1 / 3, dtype=torch.float64).item(), 1 / 3),
     ("tensor(1e300, float64)", lambda: torch.tensor(1e300, dtype=torch.float64).item(), 1e300),
-    ("tensor([1e-300], float64)", lambda: torch.tensor([1e-300], dtype=torch.float64).item(), 1e-300),
-    ("tensor([1.7, -1.7], float64)", lambda: torch.tensor([1.7, -1.7], dtype=torch.float64).tolist(), [1.7, -1.7]),
+    ("tensor([1e-300], float64)", lambda: torch.tensor([1e-300], dtype=torch.float64).item(),
+     1e-300),
+    ("tensor([1.7, -1.7], float64)",
+     lambda: torch.tensor([1.7, -1.7], dtype=torch.float64).tolist(), [1.7, -1.7]),
     ("float(tensor(0.1, float64))", lambda: float(torch.tensor(0.1, dtype=torch.float64)), 0.1),
-    ("tensor(0.1, float64) * 3", lambda: (torch.tensor(0.1, dtype=torch.float64) * 3).item(), 0.30000000000000004),
-    ("tensor(0.1, float64).numpy()", lambda: torch.tensor([0.1], dtype=torch.float64).numpy().tolist(), [0.1]),
-    ("as_tensor([0.1], float64)", lambda: torch.as_tensor([0.1], dtype=torch.float64).tolist(), [0.1]),
+    ("tensor(0.1, float64) * 3", lambda: (torch.tensor(0.1, dtype=torch.float64) * 3).item(),
+     0.30000000000000004),
+    ("tensor(0.1, float64).numpy()",
+     lambda: torch.tensor([0.1], dtype=torch.float64).numpy().tolist(), [0.1]),
+    ("as_tensor([0.1], float64)", lambda: torch.as_tensor([0.1], dtype=torch.float64).tolist(),
+     [0.1]),
     ("tensor(np.float64(0.1))", lambda: torch.tensor(np.float64(0.1)).item(), 0.1),
     ("full 0.1 float64", lambda: torch.full((2,), 0.1, dtype=torch.float64).tolist(), [0.1, 0.1]),
-    ("float64 setitem 0.1", lambda: _set(torch.zeros(2, dtype=torch.float64), 0.1).tolist(), [0.1, 0.0]),
-    ("float64 fill_ 0.1", lambda: torch.zeros(2, dtype=torch.float64).fill_(0.1).tolist(), [0.1, 0.1]),
+    ("float64 setitem 0.1", lambda: _set(torch.zeros(2, dtype=torch.float64), 0.1).tolist(),
+     [0.1, 0.0]),
+    ("float64 fill_ 0.1", lambda: torch.zeros(2, dtype=torch.float64).fill_(0.1).tolist(),
+     [0.1, 0.1]),
     # float32 values are the float32 nearest, seen as Python floats
     ("tensor(0.1).item()", lambda: torch.tensor(0.1).item(), 0.10000000149011612),
     ("tensor(0.1).double().item()", lambda: torch.tensor(0.1).double().item(), 0.10000000149011612),
     ("tensor(1e300) is inf", lambda: torch.tensor(1e300).item(), float("inf")),
     ("int64 beyond 2**53", lambda: torch.tensor(2 ** 53 + 1).item(), 2 ** 53 + 1),
-    ("float to int truncates", lambda: [torch.tensor(3.7).long().item(), torch.tensor(-3.7).long().item()], [3, -3]),
+    ("float to int truncates",
+     lambda: [torch.tensor(3.7).long().item(), torch.tensor(-3.7).long().item()], [3, -3]),
     ("linspace float64", lambda: torch.linspace(0, 1, 11, dtype=torch.float64).tolist(),
      [0.0, 0.1, 0.2, 0.30000000000000004, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0]),
     ("linspace float32", lambda: torch.linspace(0, 1, 7).tolist(),
@@ -92,7 +104,8 @@ def test_exact_values(make, expected):
 
 
 def test_copy_constructing_from_a_tensor_warns():
-    with pytest.warns(UserWarning, match="To copy construct from a tensor, it is recommended to use sourceTensor.detach"):
+    with pytest.warns(UserWarning,
+                      match="To copy construct from a tensor, it is recommended to use sourceTensor.detach"):
         torch.tensor(torch.ones(2))
 
 
@@ -104,15 +117,21 @@ def test_mean_of_an_empty_tensor_is_nan_without_a_warning():
 
 
 REFUSED = [
-    ("arange bool", lambda: torch.arange(4, dtype=torch.bool), NotImplementedError, "\"arange_cpu\" not implemented for 'Bool'"),
-    ("linspace bool", lambda: torch.linspace(0, 1, 3, dtype=torch.bool), NotImplementedError, "not implemented for 'Bool'"),
-    ("randint bool", lambda: torch.randint(0, 5, (3,), dtype=torch.bool), RuntimeError, "out of bounds for bool"),
-    ("rand int64", lambda: torch.rand(2, dtype=torch.int64), NotImplementedError, "not implemented for 'Long'"),
-    ("randn bool", lambda: torch.randn(2, dtype=torch.bool), NotImplementedError, "not implemented for 'Bool'"),
+    ("arange bool", lambda: torch.arange(4, dtype=torch.bool), NotImplementedError,
+     "\"arange_cpu\" not implemented for 'Bool'"),
+    ("linspace bool", lambda: torch.linspace(0, 1, 3, dtype=torch.bool), NotImplementedError,
+     "not implemented for 'Bool'"),
+    ("randint bool", lambda: torch.randint(0, 5, (3,), dtype=torch.bool), RuntimeError,
+     "out of bounds for bool"),
+    ("rand int64", lambda: torch.rand(2, dtype=torch.int64), NotImplementedError,
+     "not implemented for 'Long'"),
+    ("randn bool", lambda: torch.randn(2, dtype=torch.bool), NotImplementedError,
+     "not implemented for 'Bool'"),
 ]
 
 
-@pytest.mark.parametrize("make, kind, pattern", [r[1:] for r in REFUSED], ids=[r[0] for r in REFUSED])
+@pytest.mark.parametrize("make, kind, pattern",
+                         [r[1:] for r in REFUSED], ids=[r[0] for r in REFUSED])
 def test_creation_refused_for_a_dtype(make, kind, pattern):
     with pytest.raises(kind, match=pattern):
         make()

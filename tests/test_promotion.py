@@ -93,7 +93,8 @@ BINARY_CASES = [
     ("pyfloat ** i64[nd]", lambda: 2.5 ** t([1, 2], "int64"), "float32"),
     ("bool[nd] ** pyint", lambda: t([True], "bool") ** 2, "int64"),
     ("bool[nd] ** pybool", lambda: t([True], "bool") ** True, "bool"),
-    ("f32[0d] ** f64[nd]", lambda: t(2.0, "float32") ** torch.ones(2, dtype=torch.float64), "float64"),
+    ("f32[0d] ** f64[nd]", lambda: t(2.0, "float32") ** torch.ones(2, dtype=torch.float64),
+     "float64"),
     ("i64[nd] ** i64[nd]", lambda: t([2], "int64") ** t([-1], "int64"), "int64"),
     ("torch.pow(pyint, f32)", lambda: torch.pow(2, torch.ones(2)), "float32"),
     ("torch.pow(pyint, i64)", lambda: torch.pow(2, t([1, 2], "int64")), "int64"),
@@ -107,13 +108,15 @@ BINARY_CASES = [
     ("f32[nd] @ f32[nd]", lambda: torch.ones(2) @ torch.ones(2), "float32"),
     ("i64 @ i64", lambda: t([[1, 2]], "int64") @ t([[1], [2]], "int64"), "int64"),
     ("maximum(i64, f32)", lambda: torch.maximum(t([1, 4], "int64"), torch.ones(2)), "float32"),
-    ("max(f32[nd], f64[nd])", lambda: torch.max(torch.ones(2), torch.ones(2, dtype=torch.float64)), "float64"),
+    ("max(f32[nd], f64[nd])", lambda: torch.max(torch.ones(2), torch.ones(2, dtype=torch.float64)),
+     "float64"),
     ("add alpha (i64, i64)", lambda: t([1], "int64").add(t([1], "int64"), alpha=2), "int64"),
     ("sub alpha (f32, i64)", lambda: torch.ones(1).sub(t([1], "int64"), alpha=2), "float32"),
 ]
 
 
-@pytest.mark.parametrize("thunk, dtype", [c[1:] for c in BINARY_CASES], ids=[c[0] for c in BINARY_CASES])
+@pytest.mark.parametrize("thunk, dtype",
+                         [c[1:] for c in BINARY_CASES], ids=[c[0] for c in BINARY_CASES])
 def test_binary_result_dtype(thunk, dtype):
     result = thunk()
     assert isinstance(result, torch.Tensor)
@@ -199,14 +202,16 @@ def test_promotion_follows_the_default_dtype(data):
 
 
 @no_shrink
-@given(broadcastable_shapes(min_side=0), st.sampled_from(DTYPE_NAMES[:3]), st.sampled_from(DTYPE_NAMES[:3]))
+@given(broadcastable_shapes(min_side=0), st.sampled_from(DTYPE_NAMES[:3]),
+       st.sampled_from(DTYPE_NAMES[:3]))
 def test_broadcasting_with_empty_dims(shapes, da, db):
     sa, sb = shapes
     a = torch.zeros(sa, dtype=getattr(torch, da))
     b = torch.ones(sb, dtype=getattr(torch, db))
     result = a + b
     assert tuple(result.shape) == np.broadcast_shapes(sa, sb)
-    assert name(result.dtype) == expected_dtype(Operand("tensor", da, len(sa)), Operand("tensor", db, len(sb)))
+    assert name(result.dtype) == expected_dtype(Operand("tensor", da, len(sa)),
+                                                Operand("tensor", db, len(sb)))
 
 
 # ----- unary functions ------------------------------------------------------------------
@@ -244,7 +249,8 @@ UNARY_CALLS = {
 UNARY_ROWS = [(op, dtype, expected) for op, row in UNARY.items() for dtype, expected in zip(DTYPE_NAMES, row)]
 
 
-@pytest.mark.parametrize("op, dtype, expected", UNARY_ROWS, ids=[f"{o}-{d}" for o, d, _ in UNARY_ROWS])
+@pytest.mark.parametrize("op, dtype, expected", UNARY_ROWS,
+                         ids=[f"{o}-{d}" for o, d, _ in UNARY_ROWS])
 @pytest.mark.parametrize("shape", [(3,), ()], ids=["1-d", "0-d"])
 def test_unary_result_dtype(op, dtype, expected, shape):
     x = torch.ones(shape, dtype=getattr(torch, dtype))
@@ -283,11 +289,13 @@ REDUCTIONS = [
     ("sum int", lambda: torch.tensor([1, 2]).sum(), "int64", ()),
     ("sum bool", lambda: torch.tensor([True, True]).sum(), "int64", ()),
     ("sum empty float", lambda: torch.tensor([]).sum(), "float32", ()),
-    ("sum dtype=float64 of int", lambda: torch.tensor([1, 2]).sum(dtype=torch.float64), "float64", ()),
+    ("sum dtype=float64 of int", lambda: torch.tensor([1, 2]).sum(dtype=torch.float64), "float64",
+     ()),
     ("sum 0-d dim 0", lambda: torch.tensor(2.5).sum(0), "float32", ()),
     ("sum 0-d dim -1 keepdim", lambda: torch.tensor(2).sum(-1, keepdim=True), "int64", ()),
     ("mean 0-d dim 0", lambda: torch.tensor(2.5).mean(0), "float32", ()),
-    ("mean dtype=float64 of int", lambda: torch.tensor([1, 2]).mean(dtype=torch.float64), "float64", ()),
+    ("mean dtype=float64 of int", lambda: torch.tensor([1, 2]).mean(dtype=torch.float64), "float64",
+     ()),
     ("mean of empty", lambda: torch.zeros(0).mean(), "float32", ()),
     ("mean(0) of (0, 3)", lambda: torch.zeros(0, 3).mean(0), "float32", (3,)),
     ("max bool", lambda: torch.tensor([True, False]).max(), "bool", ()),
@@ -299,7 +307,8 @@ REDUCTIONS = [
 ]
 
 
-@pytest.mark.parametrize("thunk, dtype, shape", [r[1:] for r in REDUCTIONS], ids=[r[0] for r in REDUCTIONS])
+@pytest.mark.parametrize("thunk, dtype, shape",
+                         [r[1:] for r in REDUCTIONS], ids=[r[0] for r in REDUCTIONS])
 def test_reduction_result(thunk, dtype, shape):
     with warnings.catch_warnings():
         warnings.simplefilter("error")       # PyTorch warns about none of these
@@ -308,19 +317,28 @@ def test_reduction_result(thunk, dtype, shape):
 
 
 REDUCTION_REFUSALS = [
-    ("mean of int", lambda: torch.tensor([1, 2]).mean(), RuntimeError, "mean\\(\\): could not infer output dtype"),
-    ("mean of bool", lambda: torch.tensor([True]).mean(), RuntimeError, "could not infer output dtype"),
-    ("argmax of bool", lambda: torch.tensor([True, False]).argmax(), RuntimeError, "argmax\\(\\): does not support bool"),
-    ("argmin of bool", lambda: torch.tensor([True]).argmin(0), RuntimeError, "argmin\\(\\): does not support bool"),
+    ("mean of int", lambda: torch.tensor([1, 2]).mean(), RuntimeError,
+     "mean\\(\\): could not infer output dtype"),
+    ("mean of bool", lambda: torch.tensor([True]).mean(), RuntimeError,
+     "could not infer output dtype"),
+    ("argmax of bool", lambda: torch.tensor([True, False]).argmax(), RuntimeError,
+     "argmax\\(\\): does not support bool"),
+    ("argmin of bool", lambda: torch.tensor([True]).argmin(0), RuntimeError,
+     "argmin\\(\\): does not support bool"),
     ("argmax of empty", lambda: torch.zeros(0).argmax(), IndexError,
      "argmax\\(\\): Expected reduction dim to be specified for input.numel\\(\\) == 0"),
-    ("argmin of empty", lambda: torch.zeros(2, 0).argmin(), IndexError, "Expected reduction dim to be specified"),
+    ("argmin of empty", lambda: torch.zeros(2, 0).argmin(), IndexError,
+     "Expected reduction dim to be specified"),
     ("argmax over empty dim", lambda: torch.zeros(0, 3).argmax(0), IndexError,
      "argmax\\(\\): Expected reduction dim 0 to have non-zero size"),
-    ("max over empty dim", lambda: torch.zeros(0).max(0), IndexError, "max\\(\\): Expected reduction dim 0 to have non-zero size"),
-    ("min over empty dim", lambda: torch.zeros(2, 0).min(1), IndexError, "min\\(\\): Expected reduction dim 1 to have non-zero size"),
-    ("softmax of int", lambda: torch.tensor([1, 2]).softmax(0), NotImplementedError, "not implemented for 'Long'"),
-    ("softmax of bool", lambda: torch.tensor([True]).softmax(0), NotImplementedError, "not implemented for 'Bool'"),
+    ("max over empty dim", lambda: torch.zeros(0).max(0), IndexError,
+     "max\\(\\): Expected reduction dim 0 to have non-zero size"),
+    ("min over empty dim", lambda: torch.zeros(2, 0).min(1), IndexError,
+     "min\\(\\): Expected reduction dim 1 to have non-zero size"),
+    ("softmax of int", lambda: torch.tensor([1, 2]).softmax(0), NotImplementedError,
+     "not implemented for 'Long'"),
+    ("softmax of bool", lambda: torch.tensor([True]).softmax(0), NotImplementedError,
+     "not implemented for 'Bool'"),
 ]
 
 
@@ -341,11 +359,13 @@ def test_max_of_0d_along_dim_has_a_max_node():
 
 # (dtype of a, dtype of b) -> dtype of torch.cat([a, b]) (torch.stack is the same)
 CAT = {
-    ("float32", "float64"): "float64", ("float32", "int64"): "float32", ("float32", "bool"): "float32",
+    ("float32", "float64"): "float64", ("float32", "int64"): "float32",
+    ("float32", "bool"): "float32",
     ("float64", "int64"): "float64", ("float64", "bool"): "float64", ("int64", "bool"): "int64",
     ("bool", "bool"): "bool", ("int64", "int64"): "int64",
 }
-CAT_ROWS = [(a, b, d) for (a, b), d in CAT.items()] + [(b, a, d) for (a, b), d in CAT.items() if a != b]
+CAT_ROWS = ([(a, b, d) for (a, b), d in CAT.items()]
+            + [(b, a, d) for (a, b), d in CAT.items() if a != b])
 
 
 @pytest.mark.parametrize("da, db, expected", CAT_ROWS, ids=[f"{a}+{b}" for a, b, _ in CAT_ROWS])
@@ -361,7 +381,8 @@ MATMUL_MIXED = [("float32", "float64"), ("float64", "float32"), ("float32", "int
 
 
 @pytest.mark.parametrize("da, db", MATMUL_MIXED, ids=[f"{a}@{b}" for a, b in MATMUL_MIXED])
-@pytest.mark.parametrize("shapes", [((2, 2), (2, 2)), ((2, 2), (2,)), ((2,), (2,))], ids=["mm", "mv", "dot"])
+@pytest.mark.parametrize("shapes", [((2, 2), (2, 2)), ((2, 2), (2,)), ((2,), (2,))],
+                         ids=["mm", "mv", "dot"])
 def test_matmul_does_not_promote(da, db, shapes):
     a = torch.ones(shapes[0], dtype=getattr(torch, da))
     b = torch.ones(shapes[1], dtype=getattr(torch, db))
@@ -370,7 +391,8 @@ def test_matmul_does_not_promote(da, db, shapes):
 
 
 def test_mm_of_mixed_dtypes_is_refused():
-    with pytest.raises(RuntimeError, match="expected m1 and m2 to have the same dtype, but got: float != double"):
+    with pytest.raises(RuntimeError,
+                       match="expected m1 and m2 to have the same dtype, but got: float != double"):
         torch.mm(torch.ones(2, 2), torch.ones(2, 2, dtype=torch.float64))
 
 
@@ -392,7 +414,8 @@ def test_where_promotes_like_a_binary_op(data):
     if a.is_tensor or b.is_tensor:
         expected = expected_dtype(a, b)
     else:     # two Python numbers: int/bool -> int64, else the default dtype
-        expected = "float32" if "float" in (a.dtype, b.dtype) else "int64" if "int" in (a.dtype, b.dtype) else "bool"
+        expected = "float32" if "float" in (a.dtype, b.dtype) else "int64" if "int" in (a.dtype,
+                                                                                        b.dtype) else "bool"
     assert name(result.dtype) == expected, (a, b)
     ndims = [cond_dims] + [k.ndim for k in (a, b) if k.is_tensor]
     assert tuple(result.shape) == (3,) * max(ndims)
@@ -418,42 +441,55 @@ def test_maximum_splits_the_gradient_at_ties():
 # ----- in place: the result keeps self's dtype, or is refused ------------------------------
 
 INPLACE_REFUSED = [
-    ("int.add_(float)", lambda: torch.tensor([1, 2]).add_(1.5), "result type Float can't be cast to the desired output type Long"),
+    ("int.add_(float)", lambda: torch.tensor([1, 2]).add_(1.5),
+     "result type Float can't be cast to the desired output type Long"),
     ("int.mul_(float)", lambda: torch.tensor([1, 2]).mul_(0.5), "result type Float can't be cast"),
-    ("int.div_(int)", lambda: torch.tensor([1, 2]).div_(2), "result type Float can't be cast to the desired output type Long"),
+    ("int.div_(int)", lambda: torch.tensor([1, 2]).div_(2),
+     "result type Float can't be cast to the desired output type Long"),
     ("int /= int", lambda: torch.tensor([1, 2]).__itruediv__(2), "result type Float can't be cast"),
-    ("bool.add_(int)", lambda: torch.tensor([True, False]).add_(1), "result type Long can't be cast to the desired output type Bool"),
-    ("bool.mul_(int tensor)", lambda: torch.tensor([True]).mul_(torch.tensor([2])), "result type Long can't be cast"),
-    ("bool.div_(bool)", lambda: torch.tensor([True]).div_(torch.tensor([True])), "result type Float can't be cast"),
-    ("int.sub_(float tensor)", lambda: torch.tensor([1, 2]).sub_(torch.tensor([0.5, 0.5])), "result type Float can't be cast"),
-    ("float.sub_(bool)", lambda: torch.ones(2).sub_(True), "Subtraction, the `-` operator, with a bool tensor is not supported"),
+    ("bool.add_(int)", lambda: torch.tensor([True, False]).add_(1),
+     "result type Long can't be cast to the desired output type Bool"),
+    ("bool.mul_(int tensor)", lambda: torch.tensor([True]).mul_(torch.tensor([2])),
+     "result type Long can't be cast"),
+    ("bool.div_(bool)", lambda: torch.tensor([True]).div_(torch.tensor([True])),
+     "result type Float can't be cast"),
+    ("int.sub_(float tensor)", lambda: torch.tensor([1, 2]).sub_(torch.tensor([0.5, 0.5])),
+     "result type Float can't be cast"),
+    ("float.sub_(bool)", lambda: torch.ones(2).sub_(True),
+     "Subtraction, the `-` operator, with a bool tensor is not supported"),
     ("bool.sub_(bool)", lambda: torch.tensor([True]).sub_(torch.tensor([True])),
      "Subtraction, the `-` operator, with two bool tensors is not supported"),
 ]
 
 
-@pytest.mark.parametrize("thunk, pattern", [r[1:] for r in INPLACE_REFUSED], ids=[r[0] for r in INPLACE_REFUSED])
+@pytest.mark.parametrize("thunk, pattern",
+                         [r[1:] for r in INPLACE_REFUSED], ids=[r[0] for r in INPLACE_REFUSED])
 def test_inplace_result_type_that_cannot_be_cast_is_refused(thunk, pattern):
     with pytest.raises(RuntimeError, match=pattern):
         thunk()
 
 
 INPLACE_KEPT = [
-    ("f32.add_(f64 tensor)", lambda: torch.ones(2).add_(torch.ones(2, dtype=torch.float64)), "float32", [2.0, 2.0]),
+    ("f32.add_(f64 tensor)", lambda: torch.ones(2).add_(torch.ones(2, dtype=torch.float64)),
+     "float32", [2.0, 2.0]),
     ("f32.mul_(i64 0-d)", lambda: torch.ones(2).mul_(torch.tensor(3)), "float32", [3.0, 3.0]),
     ("i64.add_(bool)", lambda: torch.tensor([1, 2]).add_(True), "int64", [2, 3]),
     ("i64 += pyint", lambda: torch.tensor([1, 2]).__iadd__(2), "int64", [3, 4]),
     ("i64.fill_(2.9)", lambda: torch.tensor([1, 2]).fill_(2.9), "int64", [2, 2]),
-    ("i64.fill_(f32 0-d)", lambda: torch.tensor([1, 2]).fill_(torch.tensor(-1.5)), "int64", [-1, -1]),
+    ("i64.fill_(f32 0-d)", lambda: torch.tensor([1, 2]).fill_(torch.tensor(-1.5)), "int64",
+     [-1, -1]),
     ("bool.fill_(0.5)", lambda: torch.tensor([False, False]).fill_(0.5), "bool", [True, True]),
-    ("i64.copy_(floats)", lambda: torch.zeros(2, dtype=torch.int64).copy_(torch.tensor([1.7, -1.7])), "int64", [1, -1]),
-    ("bool.copy_(floats)", lambda: torch.zeros(2, dtype=torch.bool).copy_(torch.tensor([0.5, 0.0])), "bool", [True, False]),
+    ("i64.copy_(floats)",
+     lambda: torch.zeros(2, dtype=torch.int64).copy_(torch.tensor([1.7, -1.7])), "int64", [1, -1]),
+    ("bool.copy_(floats)", lambda: torch.zeros(2, dtype=torch.bool).copy_(torch.tensor([0.5, 0.0])),
+     "bool", [True, False]),
     ("f32.copy_(0-d)", lambda: torch.ones(2).copy_(torch.tensor(7.0)), "float32", [7.0, 7.0]),
     ("f32.copy_(pyfloat)", lambda: torch.ones(2).copy_(1.5), "float32", [1.5, 1.5]),
 ]
 
 
-@pytest.mark.parametrize("thunk, dtype, values", [r[1:] for r in INPLACE_KEPT], ids=[r[0] for r in INPLACE_KEPT])
+@pytest.mark.parametrize("thunk, dtype, values",
+                         [r[1:] for r in INPLACE_KEPT], ids=[r[0] for r in INPLACE_KEPT])
 def test_inplace_keeps_the_dtype_of_self(thunk, dtype, values):
     result = thunk()
     assert name(result.dtype) == dtype and result.tolist() == values

@@ -17,12 +17,14 @@ WRITES_THROUGH = [
     ("x[-1, -1].mul_", lambda x: x[-1, -1].mul_(3), [[1.0, 1.0, 1.0], [1.0, 1.0, 3.0]]),
     ("x[0, 1].fill_", lambda x: x[0, 1].fill_(7), [[1.0, 7.0, 1.0], [1.0, 1.0, 1.0]]),
     ("x[1, 2].zero_", lambda x: x[1, 2].zero_(), [[1.0, 1.0, 1.0], [1.0, 1.0, 0.0]]),
-    ("x[0, 0].copy_", lambda x: x[0, 0].copy_(torch.tensor(4.0)), [[4.0, 1.0, 1.0], [1.0, 1.0, 1.0]]),
+    ("x[0, 0].copy_", lambda x: x[0, 0].copy_(torch.tensor(4.0)),
+     [[4.0, 1.0, 1.0], [1.0, 1.0, 1.0]]),
     ("x[:, 1].add_", lambda x: x[:, 1].add_(1), [[1.0, 2.0, 1.0], [1.0, 2.0, 1.0]]),
     ("x[..., 1].add_", lambda x: x[..., 1].add_(1), [[1.0, 2.0, 1.0], [1.0, 2.0, 1.0]]),
     ("x[None].add_", lambda x: x[None].add_(1), [[2.0, 2.0, 2.0], [2.0, 2.0, 2.0]]),
     ("select(1, 0).add_", lambda x: x.select(1, 0).add_(1), [[2.0, 1.0, 1.0], [2.0, 1.0, 1.0]]),
-    ("narrow(1, 1, 1).add_", lambda x: x.narrow(1, 1, 1).add_(1), [[1.0, 2.0, 1.0], [1.0, 2.0, 1.0]]),
+    ("narrow(1, 1, 1).add_", lambda x: x.narrow(1, 1, 1).add_(1),
+     [[1.0, 2.0, 1.0], [1.0, 2.0, 1.0]]),
     ("t().add_", lambda x: x.t().add_(1), [[2.0, 2.0, 2.0], [2.0, 2.0, 2.0]]),
     ("view(6)[4].add_", lambda x: x.view(6)[4].add_(1), [[1.0, 1.0, 1.0], [1.0, 2.0, 1.0]]),
     ("x[[0, 1]].add_ (a copy)", lambda x: x[[0, 1]].add_(1), [[1.0, 1.0, 1.0], [1.0, 1.0, 1.0]]),
@@ -30,7 +32,8 @@ WRITES_THROUGH = [
 ]
 
 
-@pytest.mark.parametrize("act, expected", [r[1:] for r in WRITES_THROUGH], ids=[r[0] for r in WRITES_THROUGH])
+@pytest.mark.parametrize("act, expected",
+                         [r[1:] for r in WRITES_THROUGH], ids=[r[0] for r in WRITES_THROUGH])
 def test_in_place_change_through_an_index_reaches_the_base(act, expected):
     x = torch.ones(2, 3)
     act(x)
@@ -54,9 +57,11 @@ def test_augmented_assignment_on_an_element_changes_the_base():
 
 
 @pytest.mark.parametrize("make, is_view", [
-    (lambda x: x[1], True), (lambda x: x[0, 1], True), (lambda x: x[1:], True), (lambda x: x.t(), True),
+    (lambda x: x[1], True), (lambda x: x[0, 1], True), (lambda x: x[1:], True), (lambda x: x.t(),
+                                                                                 True),
     (lambda x: x.view(6), True), (lambda x: x.reshape(6), True), (lambda x: x.unsqueeze(0), True),
-    (lambda x: x.expand(2, 2, 3), True), (lambda x: x[[0, 1]], False), (lambda x: x.t().reshape(6), False),
+    (lambda x: x.expand(2, 2, 3), True), (lambda x: x[[0, 1]], False), (lambda x: x.t().reshape(6),
+                                                                        False),
     (lambda x: x.detach(), False), (lambda x: x.clone(), False),
 ], ids=["x[1]", "x[0, 1]", "x[1:]", "t()", "view", "reshape (contiguous)", "unsqueeze", "expand", "x[[0, 1]]",
         "t().reshape (copy)", "detach", "clone"])

@@ -22,8 +22,10 @@ SINGULAR = [
     ("x ** 0.5 at 0", lambda x: x ** 0.5, [0.0, 1.0], [math.inf, 0.5]),
     ("sqrt at 0", lambda x: x.sqrt(), [0.0, 1.0], [math.inf, 0.5]),
     ("0 ** x", lambda x: 0 ** x, [0.0, 2.0], [0.0, 0.0]),
-    ("abs + relu + clamp at 0", lambda x: x.abs() + x.relu() + x.clamp(min=0), [0.0, 0.0], [1.0, 1.0]),
-    ("clamp at its bounds", lambda x: x.clamp(-1, 0.5), [-2.0, -1.0, 0.5, 2.0], [0.0, 1.0, 1.0, 0.0]),
+    ("abs + relu + clamp at 0", lambda x: x.abs() + x.relu() + x.clamp(min=0), [0.0, 0.0],
+     [1.0, 1.0]),
+    ("clamp at its bounds", lambda x: x.clamp(-1, 0.5), [-2.0, -1.0, 0.5, 2.0],
+     [0.0, 1.0, 1.0, 0.0]),
     ("max with ties", lambda x: x.max(), [3.0, 3.0, 1.0], [0.5, 0.5, 0.0]),
     ("max(dim) with ties", lambda x: x.max(0).values, [3.0, 3.0, 1.0], [1.0, 0.0, 0.0]),
     ("min with ties", lambda x: x.min(), [1.0, 3.0, 1.0], [0.5, 0.0, 0.5]),
@@ -107,17 +109,21 @@ def packed_shapes(build):
 
 
 PACK_ORDERS = [
-    ("a * b", lambda a, b, m, n: a * b, [("pack", [1]), ("pack", [2]), ("unpack", [1]), ("unpack", [2])]),
-    ("a * a", lambda a, b, m, n: a * a, [("pack", [2]), ("pack", [2]), ("unpack", [2]), ("unpack", [2])]),
+    ("a * b", lambda a, b, m, n: a * b,
+     [("pack", [1]), ("pack", [2]), ("unpack", [1]), ("unpack", [2])]),
+    ("a * a", lambda a, b, m, n: a * a,
+     [("pack", [2]), ("pack", [2]), ("unpack", [2]), ("unpack", [2])]),
     ("a * constant", lambda a, b, m, n: a * torch.ones(2), [("pack", [2]), ("unpack", [2])]),
     ("a.exp()", lambda a, b, m, n: a.exp(), [("pack", [2]), ("unpack", [2])]),
     ("a ** b", lambda a, b, m, n: a ** b, [("pack", [1]), ("pack", [2]), ("pack", [2]),
                                           ("unpack", [1]), ("unpack", [2]), ("unpack", [2])]),
-    ("m @ n", lambda a, b, m, n: m @ n, [("pack", [3, 2]), ("pack", [2, 3]), ("unpack", [3, 2]), ("unpack", [2, 3])]),
+    ("m @ n", lambda a, b, m, n: m @ n,
+     [("pack", [3, 2]), ("pack", [2, 3]), ("unpack", [3, 2]), ("unpack", [2, 3])]),
 ]
 
 
-@pytest.mark.parametrize("build, expected", [p[1:] for p in PACK_ORDERS], ids=[p[0] for p in PACK_ORDERS])
+@pytest.mark.parametrize("build, expected",
+                         [p[1:] for p in PACK_ORDERS], ids=[p[0] for p in PACK_ORDERS])
 def test_what_is_packed_and_in_which_order(build, expected):
     a = torch.tensor([1.0, 2.0], requires_grad=True)
     b = torch.tensor([3.0], requires_grad=True)

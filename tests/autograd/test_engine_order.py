@@ -88,7 +88,8 @@ class Two(Function):
 
     @staticmethod
     def backward(ctx, ga, gb):
-        Two.log.append(("backward", None if ga is None else ga.tolist(), None if gb is None else gb.tolist()))
+        Two.log.append(("backward", None if ga is None else ga.tolist(),
+                        None if gb is None else gb.tolist()))
         ga = torch.zeros(2) if ga is None else ga
         gb = torch.zeros(2) if gb is None else gb
         return ga * 2 + gb * 3, None
@@ -106,7 +107,8 @@ class Drop(Function):
         return None, None
 
 
-@pytest.mark.parametrize("materialize, expected", [(True, [0.0, 0.0]), (False, None)], ids=["zeros", "None"])
+@pytest.mark.parametrize("materialize, expected", [(True, [0.0, 0.0]), (False, None)],
+                         ids=["zeros", "None"])
 def test_a_function_whose_outputs_got_no_gradient_still_runs(materialize, expected):
     Two.log = []
     x = torch.tensor([1.0, 2.0], requires_grad=True)

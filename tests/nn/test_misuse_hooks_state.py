@@ -25,7 +25,8 @@ N = "net = Net()\n"
 RUN = "net(torch.ones(1, 2, requires_grad=True)).sum().backward()"
 
 ROWS = [
-    Row(N + "net.register_forward_hook(lambda m, a, o: None, bogus=1)", TypeError, "unexpected keyword argument 'bogus'"),
+    Row(N + "net.register_forward_hook(lambda m, a, o: None, bogus=1)", TypeError,
+        "unexpected keyword argument 'bogus'"),
     Row(N + "net.register_forward_hook(lambda m, a: None)\nnet(torch.ones(1, 2))", TypeError,
         "takes 2 positional arguments but 3 were given", plain=False),
     Row(N + "net.register_forward_pre_hook(lambda m: None)\nnet(torch.ones(1, 2))", TypeError,
@@ -36,7 +37,8 @@ ROWS = [
         r"linear\(\): argument 'input' \(position 1\) must be Tensor, not int"),
     Row(N + "net.register_full_backward_hook(lambda m, gi, go: (torch.ones(5),))\n" + RUN, RuntimeError,
         "hook 'hook' has changed the size of value"),
-    Row(N + "net.register_full_backward_hook(lambda m, gi, go: 3)\n" + RUN, TypeError, "object of type 'int' has no len\\(\\)"),
+    Row(N + "net.register_full_backward_hook(lambda m, gi, go: 3)\n" + RUN, TypeError,
+        "object of type 'int' has no len\\(\\)"),
     Row(N + "net.register_full_backward_hook(lambda m, gi, go: (gi[0], gi[0]))\n" + RUN, RuntimeError,
         "Backward hook returned an invalid number of grad_input, got 2, but expected 1"),
     Row(N + "net.register_full_backward_pre_hook(lambda m, go: (go[0], go[0]))\n" + RUN, RuntimeError,
@@ -58,8 +60,10 @@ ROWS = [
     Row(N + "sd = net.state_dict()\nsd['fc1.bias'] = [1., 2., 3.]\nnet.load_state_dict(sd)", RuntimeError,
         "While copying the parameter named \"fc1.bias\", expected (mini)?torch.Tensor or Tensor-like object from checkpoint "
         "but received <class 'list'>"),
-    Row(N + "net.load_state_dict([])", TypeError, "Expected state_dict to be dict-like, got <class 'list'>"),
-    Row(N + "net.load_state_dict(5)", TypeError, "Expected state_dict to be dict-like, got <class 'int'>"),
+    Row(N + "net.load_state_dict([])", TypeError,
+        "Expected state_dict to be dict-like, got <class 'list'>"),
+    Row(N + "net.load_state_dict(5)", TypeError,
+        "Expected state_dict to be dict-like, got <class 'int'>"),
     Row(N + "net.state_dict(5)", TypeError, plain=False),
 ]
 NAMES = namespace(Net=Net)
