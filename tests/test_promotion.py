@@ -35,8 +35,9 @@ pytestmark = pytest.mark.chapter3
 
 # Many of these fail on today's minitorch; without shrinking a failure is reported at
 # once (the failing operand kinds are in the assertion message) instead of after a
-# long search for the smallest example.
-no_shrink = settings(phases=[Phase.explicit, Phase.reuse, Phase.generate])
+# long search for the smallest example.  Derandomized, so every run checks the same
+# operand kinds and a pass or a failure does not depend on the draw.
+no_shrink = settings(phases=[Phase.explicit, Phase.reuse, Phase.generate], derandomize=True)
 
 _CATEGORY = {"bool": 0, "int64": 1, "float32": 2, "float64": 2}
 
