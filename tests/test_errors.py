@@ -6,6 +6,8 @@ import pytest
 
 import minitorch as torch
 
+pytestmark = pytest.mark.chapter3
+
 CASES = [
     # (expression, exception type, a regex the message must match)
     (lambda: torch.tensor(["a"]), ValueError, "too many dimensions 'str'"),

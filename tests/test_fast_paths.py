@@ -17,6 +17,8 @@ import minitorch
 import minitorch.nn.functional as F
 from minitorch import nn, optim
 
+pytestmark = pytest.mark.chapter4
+
 
 def _ops():
     """Named ops over (x, w, b, labels): a 4x3 input, a 2x3 weight, a bias and class indices."""

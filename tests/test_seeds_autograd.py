@@ -9,6 +9,8 @@ import minitorch as torch
 
 from tests.seed_code import Exp, LinearFunction, MulConstant, MulConstantNoMaterialize
 
+pytestmark = pytest.mark.chapter6
+
 
 def test_seed001_intermediate_gradients_are_not_kept():
     # DeZero prints "None None 2.0 1.0" with retain_grad=False: y and t keep no gradient.

@@ -7,6 +7,8 @@ from hypothesis import given, strategies as st
 import minitorch
 from tests.strategies import shapes, broadcastable_shapes, arrays
 
+pytestmark = pytest.mark.chapter3
+
 
 def test_default_dtypes_follow_pytorch():
     assert minitorch.tensor([1.0, 2.0]).dtype == minitorch.float32

@@ -8,6 +8,8 @@ import pytest
 import minitorch
 from minitorch.autograd import grad
 
+pytestmark = pytest.mark.chapter4
+
 
 def test_diamond_sums_both_paths():
     a = minitorch.tensor(2.0, requires_grad=True)

@@ -9,6 +9,8 @@ from minitorch.autograd.function import once_differentiable
 
 from tests.seed_code import Exp    # the seed's Exp
 
+pytestmark = pytest.mark.chapter6
+
 
 def test_custom_function_node_is_named_after_it():
     x = minitorch.tensor([0.5, 1.0], requires_grad=True)

@@ -6,6 +6,8 @@ import pytest
 
 import minitorch
 
+pytestmark = pytest.mark.chapter5
+
 
 def test_no_grad_records_nothing():
     x = minitorch.ones(2, requires_grad=True)

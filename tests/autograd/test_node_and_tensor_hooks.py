@@ -4,6 +4,8 @@ import pytest
 
 import minitorch
 
+pytestmark = pytest.mark.chapter5
+
 
 def test_leaf_hook_replaces_the_gradient_and_can_be_removed():
     x = minitorch.tensor([1.0, 2.0], requires_grad=True)

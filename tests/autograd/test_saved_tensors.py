@@ -6,6 +6,8 @@ import pytest
 import minitorch
 from minitorch.autograd.graph import saved_tensors_hooks
 
+pytestmark = pytest.mark.chapter5
+
 
 def test_pow_saves_the_input_itself():
     x = minitorch.rand(5, requires_grad=True)

@@ -11,6 +11,8 @@ import minitorch as torch
 import minitorch.nn.functional as F
 from minitorch.autograd import gradcheck
 
+pytestmark = pytest.mark.chapter10
+
 
 def t64(array, requires_grad=False):
     return torch.tensor(np.asarray(array, dtype=np.float64), requires_grad=requires_grad)

@@ -13,6 +13,8 @@ import minitorch.nn as nn
 from minitorch.nn.modules import module as module_mod
 from minitorch.nn.modules.module import register_module_forward_hook, register_module_forward_pre_hook
 
+pytestmark = pytest.mark.chapter8
+
 
 class Scale(nn.Module):
     def __init__(self, log=None):

@@ -13,6 +13,8 @@ import minitorch.nn as nn
 import minitorch.nn.functional as F
 from minitorch.nn import Parameter
 
+pytestmark = pytest.mark.chapter7
+
 
 # ----- Parameter -----------------------------------------------------------------------
 def test_parameter_repr_and_defaults():

@@ -12,6 +12,8 @@ import minitorch as torch
 import minitorch.nn as nn
 from minitorch.nn import Parameter
 
+pytestmark = pytest.mark.chapter7
+
 
 @contextlib.contextmanager
 def key_error(message):

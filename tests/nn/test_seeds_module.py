@@ -19,6 +19,8 @@ import minitorch.optim as optim
 
 from tests.seed_code import Linear, LinearFunction
 
+pytestmark = [pytest.mark.chapter7, pytest.mark.chapter8]
+
 
 def test_seed004_linear_module_prints_its_extra_repr(capsys):
     linear = Linear(10, 20)

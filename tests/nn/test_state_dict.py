@@ -11,6 +11,8 @@ import minitorch as torch
 import minitorch.nn as nn
 from minitorch.nn import Parameter
 
+pytestmark = pytest.mark.chapter8
+
 
 class Net(nn.Module):
     def __init__(self):

@@ -10,6 +10,8 @@ from minitorch.autograd import gradcheck, gradgradcheck
 
 from tests.strategies import shapes, broadcastable_shapes, arrays, away_from
 
+pytestmark = pytest.mark.chapter6
+
 
 def leaf(array):
     return minitorch.tensor(array, dtype=minitorch.float64, requires_grad=True)

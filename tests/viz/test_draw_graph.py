@@ -3,8 +3,12 @@
 import re
 import sys
 
+import pytest
+
 import minitorch as torch
 from minitorch.viz import draw_graph
+
+pytestmark = pytest.mark.chapter4
 
 
 def nodes(source):

@@ -7,6 +7,8 @@ import pytest
 import minitorch as torch
 from minitorch.viz import RendererNotFoundError, draw_module, to_svg
 
+pytestmark = pytest.mark.chapter7
+
 
 def boxes(source):
     """{node id: label text without HTML tags}."""
