@@ -88,7 +88,8 @@ class ClassroomRun:
     def pytest_sessionstart(self, session):
         if not self.package:
             return
-        arm_alarm(self.timeout, self.faults)
+        arm_hard_limit(self.timeout, self.faults)
+        arm_alarm(self.timeout)
         try:
             importlib.import_module(self.package)
         except TestTimedOut:
@@ -103,6 +104,8 @@ class ClassroomRun:
         else:
             disarm_alarm()
             self.check_own_package("fatal")
+        finally:
+            faulthandler.cancel_dump_traceback_later()
 
     def check_own_package(self, event):
         foreign = foreign_modules(self.package, self.root)
@@ -139,15 +142,39 @@ class ClassroomRun:
     def pytest_runtest_protocol(self, item, nextitem):
         self.emit(event="start", nodeid=item.nodeid)
         self.started[item.nodeid] = time.monotonic()
-        arm_alarm(self.timeout, self.faults)
+        arm_hard_limit(self.timeout, self.faults)
+        try:
+            yield
+        finally:
+            faulthandler.cancel_dump_traceback_later()
+
+    # The alarm runs only while a phase runs the test's own code (setup, call,
+    # teardown), never in pytest's reporting between them; the phases share the
+    # test's time limit.
+    @pytest.hookimpl(hookwrapper=True)
+    def pytest_runtest_setup(self, item):
+        yield from self._timed(item)
+
+    @pytest.hookimpl(hookwrapper=True)
+    def pytest_runtest_call(self, item):
+        yield from self._timed(item)
+
+    @pytest.hookimpl(hookwrapper=True)
+    def pytest_runtest_teardown(self, item):
+        yield from self._timed(item)
+
+    def _timed(self, item):
+        if self.timeout:
+            spent = time.monotonic() - self.started.get(item.nodeid, time.monotonic())
+            arm_alarm(max(0.05, self.timeout - spent), self.timeout)
         try:
             yield
         finally:
             disarm_alarm()
 
     @pytest.hookimpl(tryfirst=True)
-    def pytest_runtest_setup(self, item):
-        random.seed(0)
+    def pytest_runtest_logstart(self, nodeid, location):
+        random.seed(0)                  # (before the test's fixtures run)
         numpy = sys.modules.get("numpy")
         if numpy is not None:
             numpy.random.seed(0)
@@ -232,15 +259,19 @@ def _on_alarm(signum, frame):
     raise TestTimedOut(timed_out(_on_alarm.seconds))
 
 
-def arm_alarm(seconds, fault_file):
-    """Raise TestTimedOut in ``seconds``; end the process a little later if that
-    does not stop the test (faulthandler writes "Timeout" into ``fault_file``)."""
-    if not seconds or seconds <= 0:
-        return
-    faulthandler.dump_traceback_later(seconds + grace_seconds(seconds), exit=True,
-                                      file=fault_file)
+def arm_hard_limit(seconds, fault_file):
+    """End the process a little after ``seconds`` (faulthandler writes "Timeout" into
+    ``fault_file`` first): for a test that does not stop when the alarm tells it to."""
+    if seconds and seconds > 0:
+        faulthandler.dump_traceback_later(seconds + grace_seconds(seconds), exit=True,
+                                          file=fault_file)
+
+
+def arm_alarm(seconds, limit=None):
+    """Raise TestTimedOut in ``seconds`` (the message names ``limit``, the test's
+    whole time limit)."""
     if hasattr(signal, "setitimer") and threading.current_thread() is threading.main_thread():
-        _on_alarm.seconds = seconds
+        _on_alarm.seconds = limit or seconds
         signal.signal(signal.SIGALRM, _on_alarm)
         signal.setitimer(signal.ITIMER_REAL, seconds)
 
@@ -248,7 +279,6 @@ def arm_alarm(seconds, fault_file):
 def disarm_alarm():
     if hasattr(signal, "setitimer") and threading.current_thread() is threading.main_thread():
         signal.setitimer(signal.ITIMER_REAL, 0)
-    faulthandler.cancel_dump_traceback_later()
 
 
 def _limit_resources(memory_mb):

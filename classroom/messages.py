@@ -57,13 +57,27 @@ def unfinished_task(error):
 
 
 def unfinished_stub(error):
-    """``(task id, message)`` when ``error`` is (or holds) a stub's NotImplementedError."""
+    """``(task id, message)`` when ``error`` is a stub's NotImplementedError, or was
+    caused by one, or quotes one (``pytest.raises(RuntimeError, match=...)`` catches a
+    NotImplementedError, a RuntimeError, and fails saying its message did not match)."""
     for leaf in leaf_exceptions(error):
-        if isinstance(leaf, NotImplementedError):
-            match = STUB.match(str(leaf))
-            if match:
-                return match["task"], str(leaf)
+        for exception in _chain(leaf):
+            text = str(exception)
+            match = STUB.search(text)
+            if match and (isinstance(exception, NotImplementedError) or
+                          isinstance(exception, AssertionError)):
+                message = text[match.start():].split("\n")[0].rstrip("'\"")
+                return match["task"], message
     return None
+
+
+def _chain(error):
+    """``error`` and the exceptions it was raised from or while handling."""
+    seen = []
+    while error is not None and all(error is not s for s in seen):
+        seen.append(error)
+        error = error.__cause__ or error.__context__
+    return seen
 
 
 def not_done(task_id, own_task=None):
@@ -120,6 +134,8 @@ def _where(entries, root):
     root = pathlib.Path(root).resolve()
     found = None
     for path, lineno in entries:
+        if str(path).startswith("<"):         # code with no file (an IPython cell)
+            continue
         try:
             relative = pathlib.Path(path).resolve().relative_to(root)
         except (ValueError, OSError):

@@ -28,7 +28,7 @@ import re
 _DIRECTIVE = re.compile(r"^(?P<indent>\s*)(?P<fence>`{3,}|:{3,})\s*\{(?P<name>solution(?:-start|"
                         r"-end)?)\}")
 IGNORE_OUTPUT_TAG = "nbval-ignore-output"
-MIN_DISTINCTIVE = 16     # characters: shorter lines (`return x`) prove nothing
+MIN_LEAK_CHARACTERS = 40   # a shared run of lines shorter than this proves nothing
 
 
 # ----- solutions in markdown ---------------------------------------------------------------
@@ -194,22 +194,36 @@ def rerender_outputs(notebook, replacements):
 # ----- finding solution lines that should not be there ---------------------------------------
 
 def distinctive_lines(body_lines):
-    """The lines of a region that would give it away: long enough, not comments."""
-    lines = []
-    for line in body_lines:
-        stripped = line.strip()
-        if len(stripped) >= MIN_DISTINCTIVE and not stripped.startswith("#"):
-            lines.append(stripped)
-    return lines
+    """A region's code lines, stripped, without blank lines and comments: what a
+    leak is looked for with (see ``leaks``)."""
+    return [line.strip() for line in body_lines
+            if line.strip() and not line.strip().startswith("#")]
 
 
 def leaks(text, distinctive):
-    """True when ``text`` holds at least half of a region's distinctive lines."""
+    """True when ``text`` shows a run of a region's lines, in order and one after the
+    other, that covers at least half of them and at least ``MIN_LEAK_CHARACTERS``
+    characters (so a common line like ``return grad * result`` alone is no leak)."""
     if not distinctive:
         return False
-    present = {line.strip() for line in text.splitlines()}
-    found = sum(line in present for line in distinctive)
-    return found >= max(1, math.ceil(len(distinctive) / 2))
+    lines = [line.strip() for line in text.splitlines()
+             if line.strip() and not line.strip().startswith("#")]
+    needed = max(1, math.ceil(len(distinctive) / 2))
+    return any(run >= needed and size >= MIN_LEAK_CHARACTERS
+               for run, size in _common_runs(distinctive, lines))
+
+
+def _common_runs(region, lines):
+    """``(length, characters)`` of every run of consecutive lines shared by both."""
+    previous = [0] * (len(region) + 1)
+    for line in lines:
+        current = [0] * (len(region) + 1)
+        for index, region_line in enumerate(region, 1):
+            if line == region_line:
+                current[index] = previous[index - 1] + 1
+                run = current[index]
+                yield run, sum(len(x) for x in region[index - run:index])
+        previous = current
 
 
 def clear_leaking_outputs(notebook, distinctive_sets):

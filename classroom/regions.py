@@ -161,8 +161,12 @@ def regions_in(source, relpath):
     return found
 
 
-def source_files(root, folders):
-    """The .py files and notebooks under ``folders`` (relative to ``root``), sorted."""
+TOOL = pathlib.Path(__file__).resolve().parent      # this package: its docs show markers
+
+
+def source_files(root, folders, suffixes=(".py", ".ipynb")):
+    """The .py files and notebooks under ``folders`` (relative to ``root``), sorted; never
+    the classroom tool's own files (their docstrings show markers as examples)."""
     root = pathlib.Path(root)
     files = []
     for folder in folders:
@@ -174,16 +178,17 @@ def source_files(root, folders):
             parts = path.relative_to(root).parts
             if any(p in SKIPPED_DIRS or p.startswith(".") for p in parts):
                 continue
-            if path.suffix in (".py", ".ipynb") and path.is_file():
+            if path.suffix in suffixes and path.is_file() and \
+                    path.resolve().parent != TOOL and "classroom" not in parts[:-1]:
                 files.append(path)
     return sorted(set(files))
 
 
-def scan(root, folders):
-    """Every region in the course's source folders."""
+def scan(root, folders, suffixes=(".py", ".ipynb")):
+    """Every region in the course's source folders (in files with those suffixes)."""
     root = pathlib.Path(root)
     regions = []
-    for path in source_files(root, folders):
+    for path in source_files(root, folders, suffixes):
         text = path.read_text(encoding="utf-8")
         if BEGIN not in text and END not in text:
             continue

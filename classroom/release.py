@@ -63,7 +63,7 @@ def excluded_paths(course, out):
     """What never goes into a student's copy (relative to the course root)."""
     settings = course.settings
     paths = [settings.hidden_tests, settings.wrong_answers, RELEASE_FILE,
-             *settings.instructor_only, "classroom/out", "bench/results", "bench/out"]
+             *settings.instructor_only, "classroom/out", "bench/out"]
     try:
         paths.append(pathlib.Path(out).resolve().relative_to(course.root).as_posix())
     except ValueError:

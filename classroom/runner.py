@@ -174,15 +174,22 @@ def _absorb(outcome, events, returncode, killed, stderr, options):
     if fatal:
         _fail_everything(outcome, fatal)
         return False
-    if finished or options.collect_only:
+    if options.collect_only or all(n in outcome.results for n in outcome.collected):
         return False
-    if started is not None:
+    if started is not None:          # the process (or pytest itself) stopped in this test
         timed_out = killed or "Timeout (" in stderr
-        reason = messages.timed_out(options.test_timeout) if timed_out else \
-            messages.crashed(returncode)
+        if timed_out:
+            reason = messages.timed_out(options.test_timeout)
+        elif finished:
+            reason = "pytest itself stopped during this test (an internal error)"
+        else:
+            reason = messages.crashed(returncode)
         outcome.results[started] = TestResult(started, outcome.collected.get(started, ()),
                                               False, "timeout" if timed_out else "crash", reason)
         progress = True
+    elif finished:
+        _note(outcome, "pytest finished without running every test")
+        return False
     elif not outcome.collected:
         why = "took too long" if killed else messages.crashed(returncode).replace(
             " during this test", "")

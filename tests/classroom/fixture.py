@@ -48,7 +48,7 @@ sources = ["minigrad", "book"]
 tests = ["tests"]
 student_paths = ["minigrad", "book"]
 instructor_only = ["notes"]
-test_timeout = 1.0
+test_timeout = 2.0
 run_timeout = 120
 scoring = "proportional"
 
@@ -141,6 +141,8 @@ def count_dependencies(root):
 def accumulate(node, grad):
     """Add grad into node.grad."""
     ### BEGIN SOLUTION 1.2
+    if grad is None:
+        raise RuntimeError("cannot accumulate None into a gradient")
     node.grad = node.grad + grad
     ### END SOLUTION 1.2
 
@@ -221,6 +223,12 @@ def test_accumulates():
     accumulate(v, 2.0)
     accumulate(v, 3.0)
     assert v.grad == 5.0
+
+
+@pytest.mark.task("1.2")
+def test_accumulating_nothing_is_refused():
+    with pytest.raises(RuntimeError, match="cannot accumulate None"):
+        accumulate(Value(1.0), None)
 
 
 @pytest.mark.task("1.2")
@@ -428,7 +436,7 @@ def _edit_notebook(path, changes):
 
 
 SOLUTION_1_1 = ENGINE.split("### BEGIN SOLUTION 1.1\n")[1].split("    ### END")[0]
-SOLUTION_1_2 = "    node.grad = node.grad + grad\n"
+SOLUTION_1_2 = ENGINE.split("### BEGIN SOLUTION 1.2\n")[1].split("    ### END")[0]
 
 
 # ----- fabricated submissions -----------------------------------------------------------------

@@ -25,7 +25,7 @@ def test_the_solution_scores_full_marks_and_the_release_zero(graded):
 
 def test_one_wrong_task_loses_only_its_points_and_edited_tests_do_not_help(graded):
     grade = graded["wrong-1.2"]            # it also replaced tests/test_engine.py
-    assert points(grade) == {"1.1": 4, "1.2": 0, "1.3": 1}
+    assert points(grade) == {"1.1": 4, "1.2": 1, "1.3": 1}
     assert "assert 3.0 == 5.0" in grade.scores["1.2"].first_failure
 
 
@@ -36,14 +36,14 @@ def test_a_package_that_does_not_import_zeroes_the_tasks_that_need_it(graded):
 
 
 @pytest.mark.parametrize("kind, message", [
-    ("endless", "took longer than 1 s"),
-    ("swallows-timeout", "took longer than 1 s"),
+    ("endless", "took longer than 2 s"),
+    ("swallows-timeout", "took longer than 2 s"),
     ("exits", "exit code 3"),
     ("segfault", "SIGSEGV, a segmentation fault"),
 ])
 def test_loops_and_crashes_cost_only_the_tests_they_stop(graded, kind, message):
     grade = graded[kind]                    # only test_accumulates reaches the loop or crash
-    assert points(grade) == {"1.1": 4, "1.2": 1.5, "1.3": 1}
+    assert points(grade) == {"1.1": 4, "1.2": 2, "1.3": 1}
     assert grade.scores["1.2"].failing_test.endswith("test_accumulates")
     assert message in grade.scores["1.2"].first_failure
 
@@ -95,7 +95,7 @@ def test_isolate_grades_a_task_without_the_tasks_it_needs(course, release_a1, tm
     grader.isolate = True
     task = course.task("1.2")
     isolated, _, notes = grader.run(grade_mod.Job(submission, (task,)))
-    assert {i: s.points for i, s in together.items()} == {"1.1": 0, "1.2": 1.5, "1.3": 1}
+    assert {i: s.points for i, s in together.items()} == {"1.1": 0, "1.2": 2, "1.3": 1}
     assert together["1.2"].status == "blocked"
     assert isolated["1.2"].points == 3 and notes == []
 
@@ -115,13 +115,13 @@ def test_csv_and_feedback_files(course_root, graded, tmp_path):
     grade_mod.write_csv(grades, tasks, tmp_path / "grades.csv")
     rows = list(csv.reader((tmp_path / "grades.csv").read_text().splitlines()))
     assert rows[0] == ["submission", "1.1", "1.2", "1.3", "total"]
-    assert ["wrong-1.2", "4", "0", "1", "5"] in rows
+    assert ["wrong-1.2", "4", "1", "1", "6"] in rows
     assert len(rows) == 1 + len(grades)
     grade_mod.write_feedback(grades, tasks, tmp_path / "feedback", "The engine")
     text = (tmp_path / "feedback" / "endless.md").read_text()
-    assert "**Total: 6.5 / 8 points**" in text
-    assert "| 1.2 | accumulating gradients | 1.5 / 3 | 1/2 | fail |" in text
-    assert "took longer than 1 s" in text
+    assert "**Total: 7 / 8 points**" in text
+    assert "| 1.2 | accumulating gradients | 2 / 3 | 2/3 | fail |" in text
+    assert "took longer than 2 s" in text
 
 
 def test_an_empty_submissions_folder_is_refused(course, tmp_path):

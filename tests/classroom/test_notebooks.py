@@ -56,13 +56,18 @@ def test_printed_solution_is_replaced_by_the_stub_even_dedented():
 
 
 def test_outputs_still_showing_a_solution_are_cleared():
-    distinctive = notebooks.distinctive_lines(["    total = total + weight * value\n",
-                                               "    # a comment\n", "    x = 1\n"])
-    assert distinctive == ["total = total + weight * value"]
+    body = ["    result, = ctx.saved_tensors\n", "    # a comment\n", "\n",
+            "    return grad * result\n"]
+    distinctive = notebooks.distinctive_lines(body)
+    assert distinctive == ["result, = ctx.saved_tensors", "return grad * result"]
+    shown = "def backward(ctx, grad):\n    result, = ctx.saved_tensors\n    return grad * result\n"
+    similar = "def backward(ctx, grad):\n    result, = ctx.saved_tensors\n    return grad / result\n"
+    assert notebooks.leaks(shown, distinctive)
+    assert not notebooks.leaks(similar, distinctive)      # one common line is not a leak
     leaking = nbformat.v4.new_code_cell("show()", outputs=[nbformat.v4.new_output(
-        "stream", name="stdout", text="    total = total + weight * value\n")])
+        "stream", name="stdout", text=shown)])
     clean = nbformat.v4.new_code_cell("show()", outputs=[nbformat.v4.new_output(
-        "stream", name="stdout", text="42\n")])
+        "stream", name="stdout", text=similar)])
     notebook = nbformat.v4.new_notebook(cells=[leaking, clean])
     assert notebooks.clear_leaking_outputs(notebook, [distinctive]) == 1
     assert leaking.outputs == [] and "nbval-ignore-output" in leaking.metadata["tags"]

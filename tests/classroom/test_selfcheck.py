@@ -46,12 +46,13 @@ def test_a_dead_region_is_found(fresh_course, tmp_path):
 
 def test_a_wrong_answer_the_tests_miss_fails_selfcheck(fresh_course, tmp_path):
     (fresh_course / "classroom" / "wrong_answers" / "harmless.toml").write_text(
-        '[[wrong]]\ntask = "1.2"\nname = "same thing"\ncode = "node.grad += grad"\n')
+        '[[wrong]]\ntask = "1.2"\nname = "same thing"\n'
+        'old = "node.grad = node.grad + grad"\nnew = "node.grad += grad"\n')
     course = course_mod.load(fresh_course)
     [answer] = [a for a in selfcheck.load_wrong_answers(course) if a.name == "same thing"]
     grouped = regions.by_task(regions.scan(fresh_course, ["minigrad"]))
     region, body = selfcheck.wrong_answer_edit(answer, grouped["1.2"], fresh_course)
-    assert body == ["    node.grad += grad\n"]
+    assert body[-1] == "    node.grad += grad\n"
     run = ("harmless", Job(fresh_course, (course.task("1.2"),)),
            selfcheck._replacing(region, body), selfcheck._loses_points)
     [(ok, what)] = _one_run(course, run, tmp_path)
