@@ -44,6 +44,7 @@ class WrongAnswer:
     old: str | None = None      # or: replace this text of the region...
     new: str | None = None      # ...by this
     region: int | None = None   # which of the task's regions (1-based)
+    why: str = ""               # what the mistake is, for the instructor reading the file
 
 
 def load_wrong_answers(course):
@@ -61,6 +62,9 @@ def load_wrong_answers(course):
 
 
 def _wrong_answer(entry, relpath):
+    unknown = set(entry) - {"task", "name", "code", "old", "new", "region", "why"}
+    if unknown:
+        raise CourseError(f"a [[wrong]] in {relpath} has unknown keys {sorted(unknown)}")
     for key in ("task", "name"):
         if key not in entry:
             raise CourseError(f"a [[wrong]] in {relpath} has no {key!r}: {entry}")
@@ -70,7 +74,7 @@ def _wrong_answer(entry, relpath):
                           "(the whole region) or `old` and `new` (an edit in the region)")
     return WrongAnswer(task=str(entry["task"]), name=str(entry["name"]), source=relpath,
                        code=entry.get("code"), old=entry.get("old"), new=entry.get("new"),
-                       region=entry.get("region"))
+                       region=entry.get("region"), why=str(entry.get("why", "")))
 
 
 def wrong_answer_edit(answer, task_regions, base):
@@ -196,6 +200,11 @@ def planned_runs(course, grader, grouped, scratch, note):
     except CourseError as error:
         note(False, str(error))
         answers = []
+    with_answers = {a.task for a in answers}
+    for task in course.tasks:
+        note(task.id in with_answers, f"task {task.id} has wrong answers to catch" if
+             task.id in with_answers else f"task {task.id} has no wrong answer in "
+             f"{course.settings.wrong_answers}: add a plausible mistake or two")
     for answer in answers:
         label = f"wrong answer {answer.name!r} of task {answer.task}"
         try:
@@ -216,9 +225,10 @@ def grading_run(grader, label, job, prepare, judge):
 
 def _student_copy_check(out, tasks):
     result = student_check.run_check(root=out)
-    statuses = {task_id: s.status for task_id, s in result.scores.items()}
-    wrong = {t.id: statuses.get(t.id) for t in tasks
-             if statuses.get(t.id) not in ("not-done", "blocked")}
+    scores = result.scores
+    wrong = {t.id: f"{scores[t.id].status}: {scores[t.id].first_failure}" if t.id in scores
+             else "not checked" for t in tasks
+             if t.id not in scores or scores[t.id].status not in ("not-done", "blocked")}
     return not wrong, ("every task is reported as not done" if not wrong else
                        f"reports {wrong}; {'; '.join(result.problems)}")
 
