@@ -22,7 +22,6 @@ from __future__ import annotations
 import faulthandler
 import importlib
 import json
-import os
 import pathlib
 import random
 import signal
@@ -34,7 +33,6 @@ import pytest
 
 from classroom.messages import (TestTimedOut, describe_exception, not_done, shorten,
                                 timed_out, unfinished_task)
-
 
 
 def grace_seconds(timeout):

@@ -14,11 +14,11 @@ what they defined::
 
 The cells run in an IPython shell when IPython is installed (so ``_``, ``Out``
 and ``display`` behave as in Jupyter), else with ``exec`` (``display`` then
-shows nothing); ``%magic`` and ``!shell`` lines are dropped either way.  Cells tagged ``raises-exception``
-(they are meant to fail), ``solution`` (exercise solutions, gone from a
-student's copy) or ``classroom-skip`` are left out; with ``tags=...`` only the
-cells carrying one of those tags run, plus the task's own cells.  Printed
-output is swallowed.
+shows nothing); ``%magic`` and ``!shell`` lines are dropped either way.  Cells
+tagged ``raises-exception`` (they are meant to fail), ``solution`` (exercise
+solutions, gone from a student's copy) or ``classroom-skip`` are left out;
+with ``tags=...`` only the cells carrying one of those tags run, plus the
+task's own cells.  Printed output is swallowed.
 """
 
 from __future__ import annotations

@@ -32,8 +32,9 @@ import nbformat
 from classroom import notebooks, regions as regions_mod, workspace
 from classroom.course import RELEASE_FILE, CourseError
 
-STUDENT_CONFTEST = '''"""The student copy's pytest set-up: tests that reach an unfinished classroom task
-are reported as one "not done yet" line per task (classroom/student_plugin.py)."""
+STUDENT_CONFTEST = '''"""The student copy's pytest set-up: tests that reach an unfinished
+classroom task are reported as one "not done yet" line per task
+(classroom/student_plugin.py)."""
 
 pytest_plugins = ["classroom.student_plugin"]
 '''

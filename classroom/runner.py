@@ -219,7 +219,11 @@ def _fill_missing(outcome):
                                                  "was not run: " + reason)
 
 
-def pytest_command(scratch, report, skip, test_paths, task_ids, options, workdir):
+def pytest_command(report, skip, test_paths, task_ids, options, workdir):
+    """The child's command line.  Besides the plugin: no cache written into the
+    graded folder, no nbval (notebooks are not collected here, and importing it
+    costs a second per run), collection errors reported but not fatal, the
+    graded folder's own pytest configuration, hypothesis seeded."""
     command = [options.python, "-m", "pytest", "-p", "classroom.grading_plugin",
                "-p", "no:cacheprovider", "-p", "no:nbval", "--rootdir", str(workdir),
                "-q", "--no-header", "--continue-on-collection-errors",
@@ -254,7 +258,7 @@ def child_environment(workdir, scratch):
 
 
 def _spawn(workdir, scratch, report, skip, test_paths, task_ids, options, timeout):
-    command = pytest_command(scratch, report, skip, test_paths, task_ids, options, workdir)
+    command = pytest_command(report, skip, test_paths, task_ids, options, workdir)
     out_path, err_path = scratch / "stdout.txt", scratch / "stderr.txt"
     killed = False
     with open(out_path, "wb") as out, open(err_path, "wb") as err:

@@ -5,9 +5,10 @@ notebook cell run by nbval) that reaches a stub, that is a
 ``NotImplementedError("Task 4.2 (...): ...")``, is reported as *skipped* with
 the reason ``not done yet: Task 4.2 (...)`` at the task's region; pytest's
 summary folds equal reasons at one place, so each unfinished task is one line
-of the report (and one line per notebook it stops).  In a notebook, the cells after such a cell are skipped too (they
-would only fail for want of what it defines).  At the end, one line lists the
-unfinished tasks and says how to look at them.
+of the report (and one line per notebook it stops).  In a notebook, the cells
+after such a cell are skipped too (they would only fail for want of what it
+defines).  At the end, one line lists the unfinished tasks and says how to
+look at them.
 """
 
 from __future__ import annotations

@@ -21,6 +21,8 @@ import shutil
 import textwrap
 
 import classroom
+from classroom.course import Task
+from classroom.regions import stub_lines
 
 CLASSROOM_CODE = pathlib.Path(classroom.__file__).resolve().parent
 
@@ -441,12 +443,14 @@ SOLUTION_1_2 = ENGINE.split("### BEGIN SOLUTION 1.2\n")[1].split("    ### END")[
 
 # ----- fabricated submissions -----------------------------------------------------------------
 
-STUB_1_1 = ('    raise NotImplementedError(\n        "Task 1.1 (counting dependencies): see chapter 1, '
-            'section Counting; check it "\n        "with python -m classroom check 1.1")\n')
-STUB_1_2 = ('    raise NotImplementedError(\n        "Task 1.2 (accumulating gradients): see chapter 1, '
-            'section Accumulation; check "\n        "it with python -m classroom check 1.2")\n')
-STUB_1_3 = ('    raise NotImplementedError(\n        "Task 1.3 (a square in the notebook): see chapter 1, '
-            'section Warming up; check "\n        "it with python -m classroom check 1.3")\n')
+def _stub(task_id, title, section):
+    task = Task(task_id, title, 1, section, 1, "a1")
+    return "".join(stub_lines(task, "    "))
+
+
+STUB_1_1 = _stub("1.1", "counting dependencies", "Counting")
+STUB_1_2 = _stub("1.2", "accumulating gradients", "Accumulation")
+STUB_1_3 = _stub("1.3", "a square in the notebook", "Warming up")
 
 
 def solved_release_edits():

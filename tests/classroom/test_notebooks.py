@@ -60,8 +60,8 @@ def test_outputs_still_showing_a_solution_are_cleared():
             "    return grad * result\n"]
     distinctive = notebooks.distinctive_lines(body)
     assert distinctive == ["result, = ctx.saved_tensors", "return grad * result"]
-    shown = "def backward(ctx, grad):\n    result, = ctx.saved_tensors\n    return grad * result\n"
-    similar = "def backward(ctx, grad):\n    result, = ctx.saved_tensors\n    return grad / result\n"
+    head = "def backward(ctx, grad):\n    result, = ctx.saved_tensors\n"
+    shown, similar = head + "    return grad * result\n", head + "    return grad / result\n"
     assert notebooks.leaks(shown, distinctive)
     assert not notebooks.leaks(similar, distinctive)      # one common line is not a leak
     leaking = nbformat.v4.new_code_cell("show()", outputs=[nbformat.v4.new_output(
@@ -90,3 +90,24 @@ def test_magics_and_cells_meant_to_fail_are_left_out(tmp_path):
     path = tmp_path / "nb.ipynb"
     nbformat.write(nbformat.v4.new_notebook(cells=cells), path)
     assert notebook_namespace(path)["b"] == 2
+
+
+def test_cells_run_as_in_jupyter(tmp_path):
+    """Chapter 2 looks at what Jupyter keeps (`_`, `Out`) and calls `display`."""
+    cells = [nbformat.v4.new_code_cell("41"),
+             nbformat.v4.new_code_cell("x = _ + 1\ndisplay(x)"),
+             nbformat.v4.new_code_cell("kept = 41 in Out.values()")]
+    path = tmp_path / "nb.ipynb"
+    nbformat.write(nbformat.v4.new_notebook(cells=cells), path)
+    namespace = notebook_namespace(path)
+    assert namespace["x"] == 42 and namespace["kept"]
+
+
+def test_a_stub_in_a_notebook_cell_raises_its_own_error(tmp_path):
+    cells = [nbformat.v4.new_code_cell(
+        "def f():\n    ### BEGIN SOLUTION 2.1\n    raise NotImplementedError('Task 2.1 (x): "
+        "see chapter 2')\n    ### END SOLUTION 2.1\nf()")]
+    path = tmp_path / "nb.ipynb"
+    nbformat.write(nbformat.v4.new_notebook(cells=cells), path)
+    with pytest.raises(NotImplementedError, match="Task 2.1"):
+        notebook_namespace(path, task="2.1")
