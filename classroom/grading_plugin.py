@@ -6,7 +6,8 @@ process, never by a plain ``pytest``.  For each run it
 * keeps only the tests marked with the requested tasks (``--classroom-tasks``)
   and not already done in an earlier, crashed run (``--classroom-skip``);
 * makes the run deterministic: ``random`` and numpy seeded before every test,
-  hypothesis derandomised (the runner also passes ``--hypothesis-seed=0``);
+  hypothesis derandomised (the runner also passes ``--hypothesis-seed=0``) and
+  not shrinking failures (a grade needs pass or fail; shrinking is slow);
 * imports the course's package first, with a time limit, and checks that it
   and every one of its modules come from the folder being graded;
 * limits each test's time: an alarm raises ``TestTimedOut`` into the test, and
@@ -293,12 +294,16 @@ def _limit_resources(memory_mb):
 
 
 def _derandomize_hypothesis():
+    """The same examples on every run, no example database, and no shrinking: a
+    grade needs pass or fail, not the smallest failing example, and shrinking a
+    stub's failure costs a second or two per test (a minute for a fresh release)."""
     try:
-        from hypothesis import settings
+        from hypothesis import Phase, settings
     except ImportError:
         return
+    phases = tuple(p for p in settings.default.phases if p is not Phase.shrink)
     settings.register_profile("classroom-grading", settings(
-        settings.default, derandomize=True, database=None, print_blob=False))
+        settings.default, derandomize=True, database=None, print_blob=False, phases=phases))
     settings.load_profile("classroom-grading")
 
 
