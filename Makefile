@@ -22,6 +22,13 @@
 #
 # `make test` includes the browser test (tests/browser) when chromium and
 # chromium-driver are installed and the book is built (`make book` first).
+# The course (python -m classroom, see classroom/README.md), with the .venv Python:
+#   make tasks                                  the task list (JSON=1: as JSON)
+#   make check TASKS="4.1 4.2"                  students: one line per task
+#   make release OUT=../a1 ASSIGNMENT=a1-engine a student repository
+#   make grade SUBMISSIONS=subs/ OUT=grades.csv [ASSIGNMENT=.. JOBS=2 ISOLATE=1 FEEDBACK=dir]
+#   make selfcheck                              the course holds together (CI)
+#   make bench-grading                          time grading 30 submissions with 2 jobs
 
 SHELL := /bin/bash
 .SHELLFLAGS := -eu -o pipefail -c
@@ -44,6 +51,7 @@ NBVAL_ARGS := --nbval --nbval-current-env --nbval-sanitize-with book/sanitize.cf
               --nbval-cell-timeout=$(NB_TIMEOUT)
 
 .PHONY: help setup book test lab bench torch-diff clean distclean
+.PHONY: tasks check release grade selfcheck bench-grading release-needs-out grade-needs-submissions
 
 help:
 	@echo "make book       build the HTML book into _build/html (runs every notebook)"
@@ -51,6 +59,11 @@ help:
 	@echo "make lab        open the notebooks in JupyterLab"
 	@echo "make bench      benchmarks: table, bench/results/latest.json and .png (own venv .venv-bench)"
 	@echo "make torch-diff chapters re-run with PyTorch: differing cells -> _build/torch-diff.md"
+	@echo "make tasks      the course's tasks (JSON=1 for JSON); see classroom/README.md"
+	@echo "make check      run the tests of some tasks: make check TASKS=\"4.1 4.2\""
+	@echo "make release    a student repository: make release OUT=../a1 ASSIGNMENT=a1-engine"
+	@echo "make grade      grade submissions: make grade SUBMISSIONS=subs/ OUT=grades.csv"
+	@echo "make selfcheck  check that the course's tasks, tests and releases hold together"
 	@echo "make clean      remove build outputs and caches (keeps .venv)"
 	@echo "make distclean  clean, and remove .venv and .venv-bench too"
 
@@ -112,6 +125,37 @@ $(BENCH_VENV)/.torch-diff-stamp: $(BENCH_VENV)/.bench-stamp
 torch-diff: $(BENCH_VENV)/.torch-diff-stamp
 	env PATH="$(BENCH_BIN):$$PATH" PYTHONPATH="$(CURDIR)" JUPYTER_PREFER_ENV_PATH=1 \
 	    PYDEVD_DISABLE_FILE_VALIDATION=1 "$(BENCH_BIN)/python" -m scripts.torch_diff $(TORCH_DIFF_ARGS)
+# The course tool. Knobs: JSON=1 (tasks); TASKS (check); OUT, ASSIGNMENT (release);
+# SUBMISSIONS, OUT, ASSIGNMENT, JOBS, ISOLATE=1, FEEDBACK (grade); JOBS (selfcheck).
+CLASSROOM := $(RUN) "$(BIN)/python" -m classroom
+JOBS ?=
+
+tasks: setup
+	$(CLASSROOM) tasks $(if $(JSON),--json)
+
+check: setup
+	$(CLASSROOM) check $(TASKS)
+
+release: release-needs-out setup
+	$(CLASSROOM) release "$(OUT)" $(if $(ASSIGNMENT),--assignment "$(ASSIGNMENT)")
+
+grade: grade-needs-submissions setup
+	$(CLASSROOM) grade "$(SUBMISSIONS)" --out "$(or $(OUT),grades.csv)" \
+	    $(if $(ASSIGNMENT),--assignment "$(ASSIGNMENT)") $(if $(JOBS),--jobs $(JOBS)) \
+	    $(if $(ISOLATE),--isolate) $(if $(FEEDBACK),--feedback "$(FEEDBACK)")
+
+selfcheck: setup
+	$(CLASSROOM) selfcheck $(if $(JOBS),--jobs $(JOBS))
+
+# (checked before setup, which may take a while)
+release-needs-out:
+	@[ -n "$(OUT)" ] || { echo "make release: say where, e.g. make release OUT=../a1 ASSIGNMENT=a1-engine"; exit 2; }
+
+grade-needs-submissions:
+	@[ -n "$(SUBMISSIONS)" ] || { echo "make grade: say what, e.g. make grade SUBMISSIONS=subs/ OUT=grades.csv"; exit 2; }
+
+bench-grading: setup
+	$(RUN) "$(BIN)/python" -m bench.grading $(BENCH_ARGS)
 
 clean:
 	rm -rf _build .pytest_cache .hypothesis *.egg-info build dist

@@ -1,0 +1,139 @@
+"""``python -m classroom <command>``: the command line of the classroom tool.
+
+Commands: ``tasks`` (the task list, or JSON for other tools), ``release`` (a
+student repository), ``check`` (students: one line per task), ``grade`` (a
+folder of submissions to a CSV and feedback files) and ``selfcheck`` (CI: the
+course holds together).  Every command takes ``--root`` (default: the course
+this package belongs to).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import pathlib
+import sys
+import time
+
+from classroom import course as course_mod, regions as regions_mod
+from classroom.course import CourseError
+
+INSTRUCTOR_ONLY = ("release", "grade", "selfcheck")
+
+
+def build_parser():
+    parser = argparse.ArgumentParser(
+        prog="python -m classroom",
+        description="Tasks, student releases, checks and grading for the course.")
+    parser.add_argument("--root", type=pathlib.Path, default=None,
+                        help="the course repository (default: the one this tool is in)")
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    tasks = commands.add_parser("tasks", help="list the tasks")
+    tasks.add_argument("--json", action="store_true",
+                       help="a JSON array: id, title, chapter, section, points, assignment, "
+                            "depends_on, regions [{path, start_line, end_line}]")
+
+    release = commands.add_parser("release", help="write a student repository")
+    release.add_argument("out", type=pathlib.Path, help="a new (or empty) folder")
+    release.add_argument("--assignment", help="the assignment to release (default: all)")
+
+    check = commands.add_parser("check", help="run the tests of some tasks (students)")
+    check.add_argument("task_ids", nargs="*", metavar="TASK",
+                       help="task ids (default: every task of this copy)")
+
+    grade = commands.add_parser("grade", help="grade a folder of submissions")
+    grade.add_argument("submissions", type=pathlib.Path,
+                       help="a folder holding one folder per submission")
+    grade.add_argument("--out", type=pathlib.Path, default=pathlib.Path("grades.csv"),
+                       help="the CSV to write (default: grades.csv)")
+    grade.add_argument("--assignment", help="grade only this assignment's tasks")
+    grade.add_argument("--isolate", action="store_true",
+                       help="grade each task with only its own regions from the submission")
+    grade.add_argument("--jobs", type=int, default=1, help="runs at once (default: 1)")
+    grade.add_argument("--feedback", type=pathlib.Path,
+                       help="write one markdown feedback file per submission here")
+    grade.add_argument("--quiet", action="store_true", help="no progress bar")
+
+    selfcheck = commands.add_parser("selfcheck", help="check that the course holds together")
+    selfcheck.add_argument("--jobs", type=int, default=2, help="runs at once (default: 2)")
+    return parser
+
+
+def main(argv=None):
+    args = build_parser().parse_args(argv)
+    try:
+        course = course_mod.load(args.root)
+        if args.command in INSTRUCTOR_ONLY and (course.root / course_mod.RELEASE_FILE).exists():
+            raise CourseError(f"`{args.command}` is for instructors, and this is a student's "
+                              "copy: run it in the instructor's repository")
+        return COMMANDS[args.command](course, args)
+    except (CourseError, regions_mod.MarkerError) as error:
+        print(f"classroom {args.command}: {error}", file=sys.stderr)
+        return 2
+
+
+def run_tasks(course, args):
+    regions = regions_mod.by_task(regions_mod.scan(course.root, course.settings.sources))
+    if args.json:
+        print(json.dumps(tasks_json(course, regions), indent=2))
+        return 0
+    for task in course.tasks:
+        places = ", ".join(r.where() for r in regions.get(task.id, [])) or "NO REGION YET"
+        depends = f"  needs {', '.join(task.depends_on)}" if task.depends_on else ""
+        print(f"{task.id:>6}  {task.points:>4g} pts  {task.assignment:<14} {task.title}"
+              f"{depends}\n{'':>8}chapter {task.chapter}, {task.section}: {places}")
+    print(f"{len(course.tasks)} tasks, {course.total_points:g} points")
+    return 0
+
+
+def tasks_json(course, regions):
+    return [{"id": t.id, "title": t.title, "chapter": t.chapter, "section": t.section,
+             "points": int(t.points) if t.points.is_integer() else t.points,
+             "assignment": t.assignment, "depends_on": list(t.depends_on),
+             "regions": [r.as_json() for r in regions.get(t.id, [])]}
+            for t in course.tasks]
+
+
+def run_release(course, args):
+    from classroom import release
+    report = release.release(course, args.out, args.assignment)
+    for line in report.lines():
+        print(line)
+    return 0
+
+
+def run_check(course, args):
+    from classroom import student_check
+    result = student_check.check(*args.task_ids, root=course.root)
+    return 0 if result else 1
+
+
+def run_grade(course, args):
+    from classroom import grade
+    started = time.monotonic()
+    tasks = course.tasks_of(args.assignment)
+    grades = grade.grade(course, args.submissions, args.assignment, args.isolate, args.jobs,
+                         progress=not args.quiet)
+    grade.write_csv(grades, tasks, args.out)
+    print(f"graded {len(grades)} submissions in {time.monotonic() - started:.0f} s: {args.out}")
+    if args.feedback:
+        title = course.assignment(args.assignment).title if args.assignment else \
+            course.settings.name
+        grade.write_feedback(grades, tasks, args.feedback, title)
+        print(f"feedback files in {args.feedback}")
+    return 0
+
+
+def run_selfcheck(course, args):
+    from classroom import selfcheck
+    started = time.monotonic()
+    findings = selfcheck.selfcheck(course, jobs=args.jobs)
+    failed = [f for f in findings if not f.ok]
+    print(f"selfcheck: {len(findings) - len(failed)} of {len(findings)} checks pass "
+          f"({time.monotonic() - started:.0f} s)")
+    return 1 if failed else 0
+
+
+COMMANDS = {"tasks": run_tasks, "release": run_release, "check": run_check,
+            "grade": run_grade, "selfcheck": run_selfcheck}

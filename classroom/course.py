@@ -1,0 +1,231 @@
+"""The course description: ``classroom/tasks.toml`` read into plain objects.
+
+A course has settings (``[course]``: the package students write, where solution
+regions are marked, where the tests are, time limits), an ordered list of
+assignments (``[[assignment]]``: one release each) and the tasks
+(``[[task]]``: one region or a few that a student writes, graded by the tests
+marked ``@pytest.mark.task("<id>")``).  Everything else in the tool takes a
+``Course`` and never reads the TOML itself, so a mistake in the file is
+reported once, here, with what to change.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import pathlib
+import tomllib
+
+TASKS_FILE = "classroom/tasks.toml"
+# Written into a student copy by `release`: which assignment it holds.
+RELEASE_FILE = "classroom/release.json"
+
+
+class CourseError(Exception):
+    """tasks.toml (or the course's files) are not as the tool needs them."""
+
+
+@dataclasses.dataclass(frozen=True)
+class Task:
+    id: str
+    title: str
+    chapter: int
+    section: str
+    points: float
+    assignment: str
+    depends_on: tuple[str, ...] = ()
+
+    def stub_message(self):
+        """What the student's copy raises until the task is done (and what
+        ``check`` and the student plugin recognise: it starts ``Task <id> (``)."""
+        return (f"Task {self.id} ({self.title}): see chapter {self.chapter}, section "
+                f"{self.section}; check it with python -m classroom check {self.id}")
+
+
+@dataclasses.dataclass(frozen=True)
+class Assignment:
+    name: str
+    title: str
+    chapters: tuple[int, ...] = ()
+
+
+@dataclasses.dataclass(frozen=True)
+class Replacement:
+    """A textual edit `release` makes in the student copy (e.g. in _config.yml)."""
+    path: str
+    old: str
+    new: str
+    why: str = ""
+
+
+@dataclasses.dataclass(frozen=True)
+class Settings:
+    name: str = "course"
+    package: str = "minitorch"
+    sources: tuple[str, ...] = ("minitorch",)
+    tests: tuple[str, ...] = ("tests",)
+    hidden_tests: str = "classroom/hidden_tests"
+    wrong_answers: str = "classroom/wrong_answers"
+    student_paths: tuple[str, ...] = ("minitorch",)
+    instructor_only: tuple[str, ...] = ()
+    test_timeout: float = 30.0
+    run_timeout: float = 1200.0
+    memory_limit_mb: int = 4096
+    scoring: str = "proportional"
+
+
+@dataclasses.dataclass(frozen=True)
+class Course:
+    root: pathlib.Path
+    settings: Settings
+    assignments: tuple[Assignment, ...]
+    tasks: tuple[Task, ...]
+    replacements: tuple[Replacement, ...] = ()
+
+    def task(self, task_id):
+        for task in self.tasks:
+            if task.id == task_id:
+                return task
+        known = ", ".join(t.id for t in self.tasks)
+        raise CourseError(f"there is no task {task_id!r} in {TASKS_FILE} (tasks: {known})")
+
+    def assignment(self, name):
+        for assignment in self.assignments:
+            if assignment.name == name:
+                return assignment
+        known = ", ".join(a.name for a in self.assignments)
+        raise CourseError(f"there is no assignment {name!r} in {TASKS_FILE} "
+                          f"(assignments: {known})")
+
+    def tasks_of(self, assignment_name=None):
+        """The tasks of one assignment, or every task when the name is None."""
+        if assignment_name is None:
+            return self.tasks
+        self.assignment(assignment_name)
+        return tuple(t for t in self.tasks if t.assignment == assignment_name)
+
+    def select(self, task_ids):
+        """The named tasks in course order (every task when none is named)."""
+        if not task_ids:
+            return self.tasks
+        wanted = {self.task(i).id for i in task_ids}
+        return tuple(t for t in self.tasks if t.id in wanted)
+
+    @property
+    def total_points(self):
+        return sum(t.points for t in self.tasks)
+
+
+def find_root(start=None):
+    """The course root: the folder holding classroom/tasks.toml, searched from
+    ``start`` (default: the folder this package lives in) upwards."""
+    here = pathlib.Path(start or pathlib.Path(__file__).resolve().parent.parent).resolve()
+    for folder in (here, *here.parents):
+        if (folder / TASKS_FILE).is_file():
+            return folder
+    raise CourseError(f"no {TASKS_FILE} in {here} or above it: run the command from the "
+                      "course repository, or pass --root")
+
+
+def load(root=None):
+    """Read ``<root>/classroom/tasks.toml`` into a checked ``Course``."""
+    root = find_root(root)
+    path = root / TASKS_FILE
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except tomllib.TOMLDecodeError as error:
+        raise CourseError(f"{path} is not valid TOML: {error}") from None
+    course = Course(root=root,
+                    settings=_settings(data.get("course", {})),
+                    assignments=tuple(_assignment(a) for a in data.get("assignment", [])),
+                    tasks=tuple(_task(t) for t in data.get("task", [])),
+                    replacements=tuple(_replacement(r)
+                                       for r in data.get("release", {}).get("replace", [])))
+    check_course(course)
+    return course
+
+
+def _settings(table):
+    fields = {f.name: f for f in dataclasses.fields(Settings)}
+    unknown = set(table) - set(fields)
+    if unknown:
+        raise CourseError(f"[course] in {TASKS_FILE} has unknown keys {sorted(unknown)}; "
+                          f"known keys: {sorted(fields)}")
+    values = {k: tuple(v) if isinstance(v, list) else v for k, v in table.items()}
+    settings = Settings(**values)
+    if settings.scoring not in ("proportional", "all-or-nothing"):
+        raise CourseError(f"[course] scoring must be \"proportional\" or \"all-or-nothing\", "
+                          f"not {settings.scoring!r}")
+    return settings
+
+
+def _required(table, key, kind):
+    if key not in table:
+        raise CourseError(f"a [[{kind}]] in {TASKS_FILE} has no {key!r}: {table}")
+    return table[key]
+
+
+def _assignment(table):
+    return Assignment(name=str(_required(table, "name", "assignment")),
+                      title=str(table.get("title", table["name"])),
+                      chapters=tuple(int(c) for c in table.get("chapters", ())))
+
+
+def _task(table):
+    allowed = {"id", "title", "chapter", "section", "points", "assignment", "depends_on",
+               "notes"}
+    unknown = set(table) - allowed
+    if unknown:
+        raise CourseError(f"task {table.get('id')!r} in {TASKS_FILE} has unknown keys "
+                          f"{sorted(unknown)}; known keys: {sorted(allowed)}")
+    return Task(id=str(_required(table, "id", "task")),
+                title=str(_required(table, "title", "task")),
+                chapter=int(_required(table, "chapter", "task")),
+                section=str(_required(table, "section", "task")),
+                points=float(_required(table, "points", "task")),
+                assignment=str(_required(table, "assignment", "task")),
+                depends_on=tuple(str(d) for d in table.get("depends_on", ())))
+
+
+def _replacement(table):
+    return Replacement(path=str(_required(table, "path", "release.replace")),
+                       old=str(_required(table, "old", "release.replace")),
+                       new=str(_required(table, "new", "release.replace")),
+                       why=str(table.get("why", "")))
+
+
+def check_course(course):
+    """Ids unique, every task in a known assignment, dependencies known and acyclic."""
+    ids = [t.id for t in course.tasks]
+    duplicates = sorted({i for i in ids if ids.count(i) > 1})
+    if duplicates:
+        raise CourseError(f"task ids appear twice in {TASKS_FILE}: {duplicates}")
+    names = [a.name for a in course.assignments]
+    for task in course.tasks:
+        if task.assignment not in names:
+            raise CourseError(f"task {task.id} belongs to assignment {task.assignment!r}, "
+                              f"which no [[assignment]] in {TASKS_FILE} defines ({names})")
+        if task.points <= 0:
+            raise CourseError(f"task {task.id} has {task.points} points: give it more than 0")
+        for dep in task.depends_on:
+            if dep not in ids:
+                raise CourseError(f"task {task.id} depends on {dep!r}, which is not a task")
+    _check_acyclic(course)
+
+
+def _check_acyclic(course):
+    deps = {t.id: t.depends_on for t in course.tasks}
+    state = {}
+
+    def visit(task_id, path):
+        if state.get(task_id) == "done":
+            return
+        if state.get(task_id) == "visiting":
+            cycle = " -> ".join(path[path.index(task_id):] + [task_id])
+            raise CourseError(f"the tasks' depends_on form a cycle: {cycle}")
+        state[task_id] = "visiting"
+        for dep in deps[task_id]:
+            visit(dep, path + [task_id])
+        state[task_id] = "done"
+
+    for task_id in deps:
+        visit(task_id, [])

@@ -1,0 +1,327 @@
+"""pytest plugin for ``check`` and ``grade``: runs task tests and writes what happened.
+
+Loaded with ``-p classroom.grading_plugin`` by ``classroom.runner`` in a child
+process, never by a plain ``pytest``.  For each run it
+
+* keeps only the tests marked with the requested tasks (``--classroom-tasks``)
+  and not already done in an earlier, crashed run (``--classroom-skip``);
+* makes the run deterministic: ``random`` and numpy seeded before every test,
+  hypothesis derandomised (the runner also passes ``--hypothesis-seed=0``) and
+  not shrinking failures (a grade needs pass or fail; shrinking is slow);
+* imports the course's package first, with a time limit, and checks that it
+  and every one of its modules come from the folder being graded;
+* limits each test's time: an alarm raises ``TestTimedOut`` into the test, and
+  if the test swallows it, faulthandler ends the process a little later (the
+  runner then counts the test as timed out and starts again after it);
+* caps the process's memory and disables core dumps;
+* appends one JSON line per event to ``--classroom-report`` and flushes it at
+  once, so the runner knows which test was running when the process died.
+"""
+
+from __future__ import annotations
+
+import faulthandler
+import importlib
+import json
+import pathlib
+import random
+import signal
+import sys
+import threading
+import time
+
+import pytest
+
+from classroom.messages import (TestTimedOut, describe_exception, not_done, shorten,
+                                timed_out, unfinished_task)
+
+
+def grace_seconds(timeout):
+    """How long after the alarm faulthandler waits before it ends the process."""
+    return min(3.0, max(1.0, timeout / 2))
+
+
+def pytest_addoption(parser):
+    group = parser.getgroup("classroom", "classroom task runs (python -m classroom)")
+    group.addoption("--classroom-report", default=None, help="JSON lines written here")
+    group.addoption("--classroom-tasks", default="", help="comma-separated task ids")
+    group.addoption("--classroom-skip", default=None, help="file of test ids to leave out")
+    group.addoption("--classroom-timeout", type=float, default=0.0, help="seconds per test")
+    group.addoption("--classroom-package", default=None, help="package that must be own")
+    group.addoption("--classroom-root", default=None, help="folder the package must be in")
+    group.addoption("--classroom-memory", type=int, default=0, help="memory limit, MB")
+
+
+def pytest_configure(config):
+    if not config.getoption("classroom_report"):
+        return
+    config.pluginmanager.register(ClassroomRun(config), "classroom-run")
+
+
+class ClassroomRun:
+    def __init__(self, config):
+        option = config.getoption
+        self.report = open(option("classroom_report"), "a", encoding="utf-8")
+        # faulthandler's last words (a "Timeout" line) go here, not to pytest's capture.
+        self.faults = open(option("classroom_report") + ".faults", "a", encoding="utf-8")
+        self.tasks = {t for t in option("classroom_tasks").split(",") if t}
+        skip_file = option("classroom_skip")
+        self.skip = set(pathlib.Path(skip_file).read_text().split("\n")) if skip_file else set()
+        self.timeout = option("classroom_timeout")
+        self.package = option("classroom_package")
+        self.root = pathlib.Path(option("classroom_root") or ".").resolve()
+        self.failures = {}
+        self.outcomes = {}
+        self.skip_reasons = {}
+        self.started = {}
+        _limit_resources(option("classroom_memory"))
+        _derandomize_hypothesis()
+
+    def emit(self, **event):
+        self.report.write(json.dumps(event) + "\n")
+        self.report.flush()
+
+    # ----- the package under test -------------------------------------------------
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_sessionstart(self, session):
+        if not self.package:
+            return
+        arm_hard_limit(self.timeout, self.faults)
+        arm_alarm(self.timeout)
+        try:
+            importlib.import_module(self.package)
+        except TestTimedOut:
+            disarm_alarm()
+            self.emit(event="fatal", message=f"importing {self.package} does not finish "
+                      f"within {self.timeout:g} s (an endless loop at import time?)")
+            pytest.exit("import timed out", returncode=3)
+        except BaseException as error:   # noqa: BLE001 (a submission may raise anything)
+            disarm_alarm()
+            self.emit(event="problem", message=f"{self.package} does not import: "
+                      + describe_exception(error, _entries(error.__traceback__), self.root))
+        else:
+            disarm_alarm()
+            self.check_own_package("fatal")
+        finally:
+            faulthandler.cancel_dump_traceback_later()
+
+    def check_own_package(self, event):
+        foreign = foreign_modules(self.package, self.root)
+        if foreign:
+            name, where = foreign[0]
+            self.emit(event=event, message=f"{name} was imported from {where}, not from the "
+                      "submission: grading uses only the submission's own code")
+            if event == "fatal":
+                pytest.exit("foreign package", returncode=3)
+
+    # ----- which tests ---------------------------------------------------------------
+
+    def pytest_collectreport(self, report):
+        if report.failed:
+            self.emit(event="collect-error", path=report.nodeid.split("::")[0],
+                      message=shorten(_collect_error_text(report)))
+
+    @pytest.hookimpl(trylast=True)
+    def pytest_collection_modifyitems(self, session, config, items):
+        keep, drop = [], []
+        for item in items:
+            tasks = item_tasks(item)
+            wanted = tasks and (not self.tasks or self.tasks & set(tasks))
+            (keep if wanted and item.nodeid not in self.skip else drop).append(item)
+        if drop:
+            config.hook.pytest_deselected(items=drop)
+        items[:] = keep
+        self.emit(event="collected",
+                  tests=[{"nodeid": i.nodeid, "tasks": item_tasks(i)} for i in keep])
+
+    # ----- running them ------------------------------------------------------------
+
+    @pytest.hookimpl(hookwrapper=True)
+    def pytest_runtest_protocol(self, item, nextitem):
+        self.emit(event="start", nodeid=item.nodeid)
+        self.started[item.nodeid] = time.monotonic()
+        arm_hard_limit(self.timeout, self.faults)
+        try:
+            yield
+        finally:
+            faulthandler.cancel_dump_traceback_later()
+
+    # The alarm runs only while a phase runs the test's own code (setup, call,
+    # teardown), never in pytest's reporting between them; the phases share the
+    # test's time limit.
+    @pytest.hookimpl(hookwrapper=True)
+    def pytest_runtest_setup(self, item):
+        yield from self._timed(item)
+
+    @pytest.hookimpl(hookwrapper=True)
+    def pytest_runtest_call(self, item):
+        yield from self._timed(item)
+
+    @pytest.hookimpl(hookwrapper=True)
+    def pytest_runtest_teardown(self, item):
+        yield from self._timed(item)
+
+    def _timed(self, item):
+        if self.timeout:
+            spent = time.monotonic() - self.started.get(item.nodeid, time.monotonic())
+            arm_alarm(max(0.05, self.timeout - spent), self.timeout)
+        try:
+            yield
+        finally:
+            disarm_alarm()
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_runtest_logstart(self, nodeid, location):
+        random.seed(0)                  # (before the test's fixtures run)
+        numpy = sys.modules.get("numpy")
+        if numpy is not None:
+            numpy.random.seed(0)
+
+    @pytest.hookimpl(hookwrapper=True)
+    def pytest_runtest_makereport(self, item, call):
+        yield
+        if call.excinfo is None or item.nodeid in self.failures:
+            return
+        error = call.excinfo.value
+        if isinstance(error, pytest.skip.Exception):
+            return
+        own = item_tasks(item)
+        task = unfinished_task(error)
+        if isinstance(error, TestTimedOut):
+            failure = ("timeout", timed_out(self.timeout), None)
+        elif task is not None:
+            failure = ("not-done", not_done(task, own[0] if len(own) == 1 else None), task)
+        else:
+            entries = [(str(e.path), e.lineno + 1) for e in call.excinfo.traceback]
+            failure = ("failed", describe_exception(error, entries, self.root), None)
+        self.failures[item.nodeid] = failure
+
+    def pytest_runtest_logreport(self, report):
+        outcomes = self.outcomes.setdefault(report.nodeid, [])
+        outcomes.append(report.outcome)
+        if report.skipped and isinstance(report.longrepr, tuple):
+            self.skip_reasons.setdefault(report.nodeid, report.longrepr[2])
+        if report.when != "teardown":
+            return
+        passed = outcomes == ["passed", "passed", "passed"]
+        kind, message, blocked_by = self.failures.get(report.nodeid, (None, None, None))
+        if not passed and kind is None:
+            kind, message = "failed", _short_skip_or_error(
+                outcomes, self.skip_reasons.get(report.nodeid))
+        self.emit(event="result", nodeid=report.nodeid, passed=passed,
+                  kind="passed" if passed else kind, message=message, blocked_by=blocked_by,
+                  seconds=round(time.monotonic() - self.started.get(report.nodeid, 0), 3))
+
+    def pytest_sessionfinish(self, session):
+        if self.package and self.package in sys.modules:
+            self.check_own_package("problem-foreign")
+        self.emit(event="finished")
+        self.report.close()
+        self.faults.close()
+
+
+# ----- helpers ---------------------------------------------------------------------------
+
+def item_tasks(item):
+    """The task ids on a test's ``task`` markers, in order, without repeats."""
+    seen = []
+    for mark in item.iter_markers("task"):
+        for task in mark.args:
+            if str(task) not in seen:
+                seen.append(str(task))
+    return seen
+
+
+def foreign_modules(package, root):
+    """``[(module, location)]`` for the package's modules that do not live under ``root``."""
+    root = pathlib.Path(root).resolve()
+    found = []
+    for name, module in sorted(sys.modules.items()):
+        if module is None or (name != package and not name.startswith(package + ".")):
+            continue
+        places = [getattr(module, "__file__", None)] + list(getattr(module, "__path__", []) or [])
+        places = [p for p in places if p]
+        if not places:
+            found.append((name, "nowhere (a module made in memory)"))
+            continue
+        for place in places:
+            try:
+                pathlib.Path(place).resolve().relative_to(root)
+            except ValueError:
+                found.append((name, place))
+                break
+    return found
+
+
+def _on_alarm(signum, frame):
+    raise TestTimedOut(timed_out(_on_alarm.seconds))
+
+
+def arm_hard_limit(seconds, fault_file):
+    """End the process a little after ``seconds`` (faulthandler writes "Timeout" into
+    ``fault_file`` first): for a test that does not stop when the alarm tells it to."""
+    if seconds and seconds > 0:
+        faulthandler.dump_traceback_later(seconds + grace_seconds(seconds), exit=True,
+                                          file=fault_file)
+
+
+def arm_alarm(seconds, limit=None):
+    """Raise TestTimedOut in ``seconds`` (the message names ``limit``, the test's
+    whole time limit)."""
+    if hasattr(signal, "setitimer") and threading.current_thread() is threading.main_thread():
+        _on_alarm.seconds = limit or seconds
+        signal.signal(signal.SIGALRM, _on_alarm)
+        signal.setitimer(signal.ITIMER_REAL, seconds)
+
+
+def disarm_alarm():
+    if hasattr(signal, "setitimer") and threading.current_thread() is threading.main_thread():
+        signal.setitimer(signal.ITIMER_REAL, 0)
+
+
+def _limit_resources(memory_mb):
+    try:
+        import resource
+    except ImportError:       # not on this platform (Windows): the runner's timeout still holds
+        return
+    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+    if memory_mb:
+        limit = memory_mb * 1024 * 1024
+        _, hard = resource.getrlimit(resource.RLIMIT_AS)
+        if hard == resource.RLIM_INFINITY or hard > limit:
+            resource.setrlimit(resource.RLIMIT_AS, (limit, hard))
+
+
+def _derandomize_hypothesis():
+    """The same examples on every run, no example database, and no shrinking: a
+    grade needs pass or fail, not the smallest failing example, and shrinking a
+    stub's failure costs a second or two per test (a minute for a fresh release)."""
+    try:
+        from hypothesis import Phase, settings
+    except ImportError:
+        return
+    phases = tuple(p for p in settings.default.phases if p is not Phase.shrink)
+    settings.register_profile("classroom-grading", settings(
+        settings.default, derandomize=True, database=None, print_blob=False, phases=phases))
+    settings.load_profile("classroom-grading")
+
+
+def _entries(traceback):
+    entries = []
+    while traceback is not None:
+        entries.append((traceback.tb_frame.f_code.co_filename, traceback.tb_lineno))
+        traceback = traceback.tb_next
+    return entries
+
+
+def _collect_error_text(report):
+    text = str(report.longrepr)
+    lines = [line for line in text.splitlines() if line.startswith("E ")]
+    return " ".join(line[1:].strip() for line in lines[-3:]) or text.splitlines()[-1:][0]
+
+
+def _short_skip_or_error(outcomes, skip_reason):
+    if "skipped" in outcomes:
+        return f"was skipped ({skip_reason or 'no reason given'}); a graded test has to pass"
+    return f"failed outside the test itself (in a fixture: {', '.join(outcomes)})"

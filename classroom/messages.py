@@ -1,0 +1,146 @@
+"""Failures in plain words: one line that tells a student what went wrong.
+
+Both pytest plugins (the grading one and the student copy's) and the reports
+of ``check`` and ``grade`` use these, so a stub, an endless loop and a wrong
+value read the same everywhere.
+"""
+
+from __future__ import annotations
+
+import pathlib
+import re
+
+# A stub's message starts like this (see Task.stub_message).
+STUB = re.compile(r"Task (?P<task>[^\s()]+) \((?P<title>.*?)\): see chapter")
+ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
+MAX_LENGTH = 240
+
+
+class TestTimedOut(BaseException):
+    """Raised into a test that ran past its time limit.  A BaseException, so a
+    submission's ``except Exception`` cannot swallow it."""
+
+
+def strip_ansi(text):
+    return ANSI.sub("", text)
+
+
+def shorten(text, limit=MAX_LENGTH):
+    """One line of at most ``limit`` characters, without memory addresses (which
+    change from run to run)."""
+    text = re.sub(r"\b0x[0-9a-fA-F]{6,}\b", "0x...", " ".join(text.split()))
+    return text if len(text) <= limit else text[:limit - 3].rstrip() + "..."
+
+
+def stub_in_text(text):
+    """``(task id, the stub's whole message)`` when ``text`` (a traceback printed by a
+    notebook kernel, say) shows a stub's NotImplementedError, else None."""
+    matches = list(re.finditer(r"NotImplementedError: (?P<message>" + STUB.pattern
+                               + r"[^\n]*)", strip_ansi(text)))
+    return (matches[-1]["task"], matches[-1]["message"].strip()) if matches else None
+
+
+def leaf_exceptions(error):
+    """``error`` itself, or the exceptions inside an exception group, depth first."""
+    inner = getattr(error, "exceptions", None)
+    if isinstance(error, BaseExceptionGroup) and inner:
+        for sub in inner:
+            yield from leaf_exceptions(sub)
+    else:
+        yield error
+
+
+def unfinished_task(error):
+    """The task whose stub raised ``error`` (a NotImplementedError), or None."""
+    found = unfinished_stub(error)
+    return found[0] if found else None
+
+
+def unfinished_stub(error):
+    """``(task id, message)`` when ``error`` is a stub's NotImplementedError, or was
+    caused by one, or quotes one (``pytest.raises(RuntimeError, match=...)`` catches a
+    NotImplementedError, a RuntimeError, and fails saying its message did not match)."""
+    for leaf in leaf_exceptions(error):
+        for exception in _chain(leaf):
+            text = str(exception)
+            match = STUB.search(text)
+            if match and (isinstance(exception, NotImplementedError) or
+                          isinstance(exception, AssertionError)):
+                message = text[match.start():].split("\n")[0].rstrip("'\"")
+                return match["task"], message
+    return None
+
+
+def _chain(error):
+    """``error`` and the exceptions it was raised from or while handling."""
+    seen = []
+    while error is not None and all(error is not s for s in seen):
+        seen.append(error)
+        error = error.__cause__ or error.__context__
+    return seen
+
+
+def not_done(task_id, own_task=None):
+    if own_task is not None and task_id != own_task:
+        return f"needs task {task_id}, which is not done yet"
+    return f"task {task_id} is not done yet: its code still raises NotImplementedError"
+
+
+def timed_out(seconds):
+    return (f"took longer than {seconds:g} s, the time limit for one test "
+            "(an endless loop, or much slower code than needed?)")
+
+
+def crashed(returncode):
+    """Why a test run stopped, from the process's exit code."""
+    if returncode is None:
+        return "the Python interpreter stopped during this test"
+    if returncode < 0:
+        try:
+            import signal
+            name = signal.Signals(-returncode).name
+        except (ValueError, ImportError):
+            name = f"signal {-returncode}"
+        return (f"the Python interpreter crashed during this test ({name}"
+                f"{', a segmentation fault' if name == 'SIGSEGV' else ''})")
+    return (f"the Python interpreter stopped during this test (exit code {returncode}: "
+            "os._exit, or a crash)")
+
+
+def describe_exception(error, traceback_entries=(), root=None):
+    """A one-line account of ``error``: its type, its message, and where it was
+    raised when that is in the course's own code (``root``)."""
+    leaf = next(leaf_exceptions(error))
+    if isinstance(leaf, TestTimedOut):
+        return str(leaf)
+    text = str(leaf).strip()
+    if isinstance(leaf, AssertionError):
+        lines = [line.strip() for line in text.splitlines() if line.strip()]
+        what = "a check failed" + (": " + " / ".join(lines[:2]) if lines else "")
+    else:
+        what = f"{type(leaf).__name__}: {text}" if text else type(leaf).__name__
+    notes = [n for n in getattr(leaf, "__notes__", ()) if n.startswith("Falsifying example")]
+    if notes:
+        what += f" ({notes[0].splitlines()[0]})"
+    where = _where(traceback_entries, root)
+    return shorten(what + (f" [raised at {where}]" if where and not isinstance(
+        leaf, AssertionError) else ""))
+
+
+def _where(entries, root):
+    """``path:line`` of the last traceback entry inside ``root`` but outside the tests."""
+    if root is None:
+        return None
+    root = pathlib.Path(root).resolve()
+    found = None
+    for path, lineno in entries:
+        if str(path).startswith("<"):         # code with no file (an IPython cell)
+            continue
+        try:
+            relative = pathlib.Path(path).resolve().relative_to(root)
+        except (ValueError, OSError):
+            continue
+        if relative.parts and relative.parts[0] not in ("tests",) and \
+                not relative.name.startswith("test_") and relative.parts[0] != "classroom":
+            found = f"{relative.as_posix()}:{lineno}"
+    return found

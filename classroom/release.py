@@ -1,0 +1,317 @@
+"""``release``: write a student's repository for one assignment (or for all of them).
+
+The student's copy is the instructor's repository without version control,
+environments, build outputs, hidden tests, wrong answers and anything listed
+in ``instructor_only``, in which
+
+* every region of the assignment's tasks holds a stub that raises
+  ``NotImplementedError("Task 4.2 (...): see chapter 4, section ...; check it
+  with python -m classroom check 4.2")`` between its markers (the other
+  assignments' tasks stay solved: students rebuild one assignment at a time);
+* notebooks lose their exercise solutions and any output that shows a
+  released region (see ``classroom.notebooks``);
+* the edits of ``[[release.replace]]`` are made (the book's ``_config.yml``
+  stops executing notebooks, so the book builds from stored outputs while
+  tasks are unfinished; ``make test`` checks notebooks without comparing
+  outputs);
+* a ``conftest.py`` loads ``classroom.student_plugin`` (an unfinished task is
+  one line of the test report, not a traceback per test), ``README.md`` is the
+  student's, the original README is kept as ``README_BOOK.md``, and
+  ``classroom/release.json`` records the assignment.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import pathlib
+import subprocess
+
+import nbformat
+
+from classroom import notebooks, regions as regions_mod, workspace
+from classroom.course import RELEASE_FILE, CourseError
+
+STUDENT_CONFTEST = '''"""The student copy's pytest set-up: tests that reach an unfinished
+classroom task are reported as one "not done yet" line per task
+(classroom/student_plugin.py)."""
+
+pytest_plugins = ["classroom.student_plugin"]
+'''
+
+
+@dataclasses.dataclass
+class ReleaseReport:
+    out: pathlib.Path
+    assignment: str | None
+    tasks: tuple
+    stubbed_files: list
+    notebooks_changed: list
+    leaks: list
+
+    def lines(self):
+        name = self.assignment or "all assignments"
+        yield f"Wrote the student repository for {name} to {self.out}"
+        yield f"  {len(self.tasks)} tasks stubbed in {len(self.stubbed_files)} files: " + \
+            ", ".join(t.id for t in self.tasks)
+        if self.notebooks_changed:
+            yield "  notebooks without solutions: " + ", ".join(self.notebooks_changed)
+        for leak in self.leaks:
+            yield f"  WARNING: {leak}"
+
+
+def excluded_paths(course, out):
+    """What never goes into a student's copy (relative to the course root)."""
+    settings = course.settings
+    paths = [settings.hidden_tests, settings.wrong_answers, RELEASE_FILE,
+             *settings.instructor_only, "classroom/out", "bench/out"]
+    try:
+        paths.append(pathlib.Path(out).resolve().relative_to(course.root).as_posix())
+    except ValueError:
+        pass
+    return tuple(paths)
+
+
+def release(course, out, assignment=None):
+    out = pathlib.Path(out).resolve()
+    if out.exists() and any(out.iterdir()):
+        raise CourseError(f"{out} exists and is not empty: give a new folder, or delete it")
+    if out == course.root:
+        raise CourseError("the release cannot overwrite the course itself: give another folder")
+    tasks = course.tasks_of(assignment)
+    all_regions = regions_mod.scan(course.root, course.settings.sources)
+    released = check_released_regions(course, tasks, all_regions)
+    if out.exists():
+        out.rmdir()
+    workspace.copy_tree(course.root, out, excluded_paths(course, out))
+    stubbed = sorted(regions_mod.stub_tasks(out, released, tasks))
+    check_python_compiles(out, stubbed)
+    changed_notebooks = scrub_notebooks(course, out, released, tasks)
+    apply_replacements(course, out)
+    write_student_files(course, out, assignment, tasks)
+    leaks = find_leaks(out, course, released)
+    return ReleaseReport(out, assignment, tasks, stubbed, changed_notebooks, leaks)
+
+
+def check_released_regions(course, tasks, all_regions):
+    known = {t.id for t in course.tasks}
+    strays = sorted({r.task for r in all_regions} - known)
+    if strays:
+        where = [r.where() for r in all_regions if r.task in strays][:3]
+        raise CourseError(f"regions are marked for tasks {strays} that classroom/tasks.toml "
+                          f"does not list (at {'; '.join(where)}): add the tasks, or fix the ids")
+    grouped = regions_mod.by_task(all_regions)
+    missing = [t.id for t in tasks if t.id not in grouped]
+    if missing:
+        raise CourseError(f"tasks {missing} have no region in {list(course.settings.sources)}: "
+                          "mark each with ### BEGIN SOLUTION <id> / ### END SOLUTION <id>")
+    ids = {t.id for t in tasks}
+    return [r for r in all_regions if r.task in ids]
+
+
+def check_python_compiles(out, relpaths):
+    for relpath in relpaths:
+        if not relpath.endswith(".py"):
+            continue
+        path = out / relpath
+        try:
+            compile(path.read_text(encoding="utf-8"), str(path), "exec")
+        except SyntaxError as error:
+            raise CourseError(f"{relpath} does not compile once its regions are stubbed "
+                              f"(line {error.lineno}: {error.msg}): a region must hold whole "
+                              "statements, indented like its markers") from None
+
+
+def _solution_bodies(course, released):
+    bodies = {}
+    for region in released:
+        source = regions_mod.open_source(course.root / region.path)
+        bodies[region] = regions_mod.body(source.blocks[region.cell], region.begin, region.end)
+    return bodies
+
+
+def scrub_notebooks(course, out, released, tasks):
+    """Solutions out of every notebook and markdown page of the sources; outputs that
+    show a released region re-rendered or cleared.  Returns the changed notebooks."""
+    by_id = {t.id: t for t in tasks}
+    bodies = _solution_bodies(course, released)
+    replacements = [(old, regions_mod.stub_lines(by_id[r.task], r.indent))
+                    for r, old in bodies.items()]
+    distinctive = [d for d in (notebooks.distinctive_lines(b) for b in bodies.values()) if d]
+    region_cells = {}
+    for region in released:
+        if region.cell is not None:
+            region_cells.setdefault(region.path, set()).add(region.cell)
+    changed = []
+    for path in regions_mod.source_files(out, course.settings.sources):
+        if path.suffix == ".ipynb":
+            relpath = path.relative_to(out).as_posix()
+            if _scrub_notebook(path, region_cells.get(relpath, set()), replacements,
+                               distinctive):
+                changed.append(relpath)
+    for folder in course.settings.sources:
+        for path in sorted((out / folder).rglob("*.md")) if (out / folder).is_dir() else ():
+            text = path.read_text(encoding="utf-8")
+            new, _ = notebooks.strip_solution_text(text)
+            if new != text:
+                path.write_text(new, encoding="utf-8")
+    return changed
+
+
+def _scrub_notebook(path, stubbed_cells, replacements, distinctive):
+    notebook = nbformat.read(path, as_version=4)
+    before = nbformat.writes(notebook)
+    for index in stubbed_cells:            # (indices are from before solutions are removed)
+        notebooks.clear_outputs(notebook.cells[index])
+    notebooks.strip_solutions(notebook)
+    notebooks.rerender_outputs(notebook, replacements)
+    notebooks.clear_leaking_outputs(notebook, distinctive)
+    if nbformat.writes(notebook) == before:
+        return False
+    nbformat.write(notebook, path)
+    return True
+
+
+def apply_replacements(course, out):
+    for edit in course.replacements:
+        path = out / edit.path
+        if not path.is_file():
+            raise CourseError(f"[[release.replace]] edits {edit.path}, which the release "
+                              "does not have: fix the path in classroom/tasks.toml")
+        text = path.read_text(encoding="utf-8")
+        if edit.old not in text:
+            raise CourseError(f"[[release.replace]] looks for {edit.old!r} in {edit.path} "
+                              "and does not find it: update the entry in classroom/tasks.toml "
+                              "to match the file")
+        path.write_text(text.replace(edit.old, edit.new), encoding="utf-8")
+
+
+def write_student_files(course, out, assignment, tasks):
+    readme = out / "README.md"
+    if readme.exists():
+        readme.rename(out / "README_BOOK.md")
+    readme.write_text(student_readme(course, assignment, tasks), encoding="utf-8")
+    conftest = out / "conftest.py"
+    if conftest.exists():
+        conftest.write_text(conftest.read_text(encoding="utf-8") + "\n" + STUDENT_CONFTEST,
+                            encoding="utf-8")
+    else:
+        conftest.write_text(STUDENT_CONFTEST, encoding="utf-8")
+    record = {"assignment": assignment, "tasks": [t.id for t in tasks],
+              "source_commit": _commit(course.root)}
+    (out / RELEASE_FILE).write_text(json.dumps(record, indent=2) + "\n", encoding="utf-8")
+
+
+def _commit(root):
+    try:
+        done = subprocess.run(["git", "-C", str(root), "rev-parse", "HEAD"],
+                              capture_output=True, text=True, timeout=10)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return done.stdout.strip() or None
+
+
+def _points(value):
+    return f"{value:g}"
+
+
+def student_readme(course, assignment, tasks):
+    if assignment:
+        title = course.assignment(assignment).title
+        heading = f"{course.settings.name}: {title} (assignment {assignment})"
+    else:
+        heading = f"{course.settings.name}: every assignment"
+    rows = "\n".join(f"| {t.id} | {t.title} | {t.chapter}, {t.section} | {_points(t.points)} | "
+                     f"{', '.join(t.depends_on) or '-'} |" for t in tasks)
+    total = _points(sum(t.points for t in tasks))
+    package = course.settings.package
+    graded_paths = "`, `".join(course.settings.student_paths)
+    return f"""# {heading}
+
+This repository is your copy of the course. Some of `{package}`'s code is missing: each
+missing piece is a *task*, marked in the source like this:
+
+```python
+    ### BEGIN SOLUTION 4.2
+    raise NotImplementedError("Task 4.2 (...): see chapter 4, section ...")
+    ### END SOLUTION 4.2
+```
+
+Replace the `raise` line with your code, **between the two marker lines**, and keep the
+markers: grading finds your code by them. Keep all of a task's code between its markers
+(a helper you need goes there too). The chapter and section the message names explain what
+the code has to do.
+
+## Your tasks ({total} points)
+
+| task | what | chapter, section | points | needs |
+| --- | --- | --- | --- | --- |
+{rows}
+
+Do them in order: a task that needs another one cannot pass before it.
+
+## Checking your work
+
+```bash
+python -m classroom check          # every task of this assignment, one line each
+python -m classroom check 4.2      # just one (or several: check 4.1 4.2)
+make check TASKS="4.2"             # the same, with the course's environment
+```
+
+From a notebook cell: `from classroom import check; check("4.2")`.
+Each task gets one line: `pass`, `not done`, or `FAIL` with the first failing test in
+plain words. The tests are in `tests/`; read them when a message is not enough.
+Grading runs the instructor's copy of these tests, and some more: passing `check` is a
+very good sign, not a promise.
+
+## The two commands
+
+- `make test` runs all the tests and every notebook; tests that reach an unfinished task
+  are reported as one `not done yet` line per task.
+- `make book` builds the book into `_build/html` from the notebooks' stored outputs (it
+  does not run your code, so it builds while tasks are unfinished).
+
+`README_BOOK.md` is the book's own README: how to set up the environment, run the
+notebooks and more.
+
+## Handing in
+
+Hand in this whole folder (or push it to your repository), as your instructor says.
+Only `{graded_paths}` are taken from your copy when grading;
+changes to the tests or the tools are not.
+"""
+
+
+def find_leaks(out, course, released):
+    """Files of the student's copy that still show a released region's lines."""
+    bodies = _solution_bodies(course, released)
+    found = []
+    for region, body in bodies.items():
+        distinctive = notebooks.distinctive_lines(body)
+        if not distinctive:
+            continue
+        for path in _text_files(out):
+            if _file_leaks(path, distinctive):
+                found.append(f"{path.relative_to(out).as_posix()} shows lines of the solution "
+                             f"of task {region.task} ({region.where()})")
+    return sorted(set(found))
+
+
+def _text_files(out):
+    for path in sorted(out.rglob("*")):
+        if path.is_file() and path.suffix in (".py", ".ipynb", ".md", ".txt", ".html", ".toml",
+                                               ".json", ".yml", ".rst"):
+            if not any(p.startswith(".") for p in path.relative_to(out).parts):
+                yield path
+
+
+def _file_leaks(path, distinctive):
+    text = path.read_text(encoding="utf-8", errors="replace")
+    if path.suffix != ".ipynb":
+        return notebooks.leaks(text, distinctive)
+    notebook = nbformat.reads(text, as_version=4)
+    for cell in notebook.cells:
+        outputs = "\n".join(notebooks._get(h, k) for h, k in notebooks.output_texts(cell))
+        if notebooks.leaks(cell.source, distinctive) or notebooks.leaks(outputs, distinctive):
+            return True
+    return False

@@ -1,0 +1,258 @@
+"""``selfcheck``: proof that the course's tasks, tests and releases hold together.
+
+Run in CI.  It checks that
+
+* the markers pair up, every task has a region and every region a task;
+* every task has tests (``@pytest.mark.task("<id>")``), and the solution scores
+  full marks on every task (hidden tests included);
+* every assignment's release scores 0 on its tasks, its own ``check`` reports
+  each of them as not done, and nothing in it shows a released region's lines;
+* no region is dead code: with just that region replaced by a ``raise``, its
+  task loses points;
+* every plausible wrong answer in the instructor's files loses points on its
+  task (see ``classroom/wrong_answers/README.md`` for their format).
+"""
+
+from __future__ import annotations
+
+import concurrent.futures
+import dataclasses
+import pathlib
+import tempfile
+import tomllib
+
+from classroom import regions as regions_mod, release as release_mod, student_check
+from classroom.course import CourseError
+from classroom.grade import Grader, Job, points
+
+
+@dataclasses.dataclass
+class Finding:
+    ok: bool
+    what: str
+
+    def line(self):
+        return f"{'ok  ' if self.ok else 'FAIL'}  {self.what}"
+
+
+@dataclasses.dataclass
+class WrongAnswer:
+    task: str
+    name: str
+    source: str                 # the file it comes from, for messages
+    code: str | None = None     # the whole region's new body
+    old: str | None = None      # or: replace this text of the region...
+    new: str | None = None      # ...by this
+    region: int | None = None   # which of the task's regions (1-based)
+    why: str = ""               # what the mistake is, for the instructor reading the file
+
+
+def load_wrong_answers(course):
+    folder = course.root / course.settings.wrong_answers
+    answers = []
+    for path in sorted(folder.glob("*.toml")) if folder.is_dir() else ():
+        relpath = path.relative_to(course.root).as_posix()
+        try:
+            data = tomllib.loads(path.read_text(encoding="utf-8"))
+        except tomllib.TOMLDecodeError as error:
+            raise CourseError(f"{relpath} is not valid TOML: {error}") from None
+        for entry in data.get("wrong", []):
+            answers.append(_wrong_answer(entry, relpath))
+    return answers
+
+
+def _wrong_answer(entry, relpath):
+    unknown = set(entry) - {"task", "name", "code", "old", "new", "region", "why"}
+    if unknown:
+        raise CourseError(f"a [[wrong]] in {relpath} has unknown keys {sorted(unknown)}")
+    for key in ("task", "name"):
+        if key not in entry:
+            raise CourseError(f"a [[wrong]] in {relpath} has no {key!r}: {entry}")
+    has_code, has_edit = "code" in entry, "old" in entry and "new" in entry
+    if has_code == has_edit:
+        raise CourseError(f"wrong answer {entry['name']!r} in {relpath}: give either `code` "
+                          "(the whole region) or `old` and `new` (an edit in the region)")
+    return WrongAnswer(task=str(entry["task"]), name=str(entry["name"]), source=relpath,
+                       code=entry.get("code"), old=entry.get("old"), new=entry.get("new"),
+                       region=entry.get("region"), why=str(entry.get("why", "")))
+
+
+def wrong_answer_edit(answer, task_regions, base):
+    """``(region, new body lines)`` for a wrong answer, checked against the solution."""
+    label = f"wrong answer {answer.name!r} of task {answer.task} ({answer.source})"
+    if not task_regions:
+        raise CourseError(f"{label}: the task has no region")
+    if answer.region is not None:
+        if not 1 <= answer.region <= len(task_regions):
+            raise CourseError(f"{label}: region = {answer.region}, but the task has "
+                              f"{len(task_regions)} region(s)")
+        candidates = [task_regions[answer.region - 1]]
+    else:
+        candidates = task_regions
+    bodies = {r: _body(base, r) for r in candidates}
+    if answer.code is not None:
+        if len(candidates) > 1:
+            raise CourseError(f"{label}: the task has {len(candidates)} regions; say which "
+                              "with region = <1-based index>")
+        region = candidates[0]
+        return region, regions_mod.reindent(answer.code, region.indent)
+    holding = [r for r in candidates if "".join(bodies[r]).count(answer.old) == 1]
+    if len(holding) != 1:
+        raise CourseError(f"{label}: the text {answer.old!r} must appear exactly once in one "
+                          "region of the task's solution; update the wrong answer")
+    region = holding[0]
+    new_text = "".join(bodies[region]).replace(answer.old, answer.new)
+    return region, new_text.splitlines(keepends=True)
+
+
+def _body(root, region):
+    source = regions_mod.open_source(pathlib.Path(root) / region.path)
+    return regions_mod.body(source.blocks[region.cell], region.begin, region.end)
+
+
+def _replacing(region, new_body):
+    def prepare(workdir):
+        regions_mod.rewrite_regions(workdir, [region], lambda r, old: new_body)
+    return prepare
+
+
+def selfcheck(course, jobs=1, say=print):
+    """Run every check; ``say`` gets one line per finding.  Returns the findings."""
+    findings = []
+
+    def note(ok, what):
+        finding = Finding(bool(ok), what)
+        findings.append(finding)
+        say(finding.line())
+
+    grouped = check_regions(course, note)
+    if grouped is None:
+        return findings
+    with tempfile.TemporaryDirectory(prefix="classroom-selfcheck-") as scratch:
+        scratch = pathlib.Path(scratch)
+        try:
+            grader = Grader(course, course.tasks, scratch / "grading")
+        except CourseError as error:
+            note(False, str(error))
+            return findings
+        check_tests(course, grader, note)
+        runs = planned_runs(course, grader, grouped, scratch, note)
+        run_all(runs, jobs, note)
+    return findings
+
+
+def check_regions(course, note):
+    """Markers pair up, every region has a task and every task a region; returns the
+    regions by task (None when the markers are broken)."""
+    try:
+        all_regions = regions_mod.scan(course.root, course.settings.sources)
+    except regions_mod.MarkerError as error:
+        note(False, f"markers: {error}")
+        return None
+    grouped = regions_mod.by_task(all_regions)
+    known = {t.id for t in course.tasks}
+    for task_id in sorted(set(grouped) - known):
+        note(False, f"regions marked for task {task_id}, which tasks.toml does not list: "
+                    + "; ".join(r.where() for r in grouped[task_id]))
+    for task in course.tasks:
+        note(task.id in grouped, f"task {task.id} has a region"
+             + (f" ({len(grouped[task.id])})" if task.id in grouped else
+                ": mark it with ### BEGIN SOLUTION / ### END SOLUTION " + task.id))
+    return grouped
+
+
+def check_tests(course, grader, note):
+    """Every task has at least one test in the solution's collection."""
+    for task in course.tasks:
+        count = sum(task.id in ids for ids in grader.expected.values())
+        note(count > 0, f"task {task.id} has tests ({count})" if count else
+             f"task {task.id} has no test marked @pytest.mark.task({task.id!r})")
+
+
+def planned_runs(course, grader, grouped, scratch, note):
+    """``[(label, run)]``: each ``run()`` grades something and returns ``(ok, detail)``."""
+    runs = [grading_run(grader, "the solution", Job(course.root, course.tasks),
+                        lambda workdir: None, _full_marks)]
+    for assignment in course.assignments:
+        tasks = course.tasks_of(assignment.name)
+        if not tasks or any(t.id not in grouped for t in tasks):
+            continue
+        out = scratch / f"release-{assignment.name}"
+        try:
+            report = release_mod.release(course, out, assignment.name)
+        except CourseError as error:
+            note(False, f"release {assignment.name}: {error}")
+            continue
+        note(not report.leaks, f"release {assignment.name} shows no solution"
+             + "".join(f"\n        {leak}" for leak in report.leaks))
+        runs.append((f"release {assignment.name}: `check`",
+                     lambda out=out, tasks=tasks: _student_copy_check(out, tasks)))
+        runs.append(grading_run(grader, f"release {assignment.name}", Job(out, tasks), None,
+                                _zero_marks))
+    for task in course.tasks:
+        for number, region in enumerate(grouped.get(task.id, []), 1):
+            body = regions_mod.raise_lines(region.indent)
+            runs.append(grading_run(
+                grader, f"task {task.id}, region {number} ({region.where()}) replaced by a "
+                "raise", Job(course.root, (task,)), _replacing(region, body), _loses_points))
+    try:
+        answers = load_wrong_answers(course)
+    except CourseError as error:
+        note(False, str(error))
+        answers = []
+    with_answers = {a.task for a in answers}
+    for task in course.tasks:
+        note(task.id in with_answers, f"task {task.id} has wrong answers to catch" if
+             task.id in with_answers else f"task {task.id} has no wrong answer in "
+             f"{course.settings.wrong_answers}: add a plausible mistake or two")
+    for answer in answers:
+        label = f"wrong answer {answer.name!r} of task {answer.task}"
+        try:
+            task = course.task(answer.task)
+            region, body = wrong_answer_edit(answer, grouped.get(task.id, []), course.root)
+        except CourseError as error:
+            note(False, f"{label}: {error}")
+            continue
+        runs.append(grading_run(grader, label, Job(course.root, (task,)),
+                                _replacing(region, body), _loses_points))
+    return runs
+
+
+def grading_run(grader, label, job, prepare, judge):
+    """A run that grades ``job`` (its workspace made by ``prepare``) and judges the scores."""
+    return label, lambda: judge(grader.run(job, prepare=prepare)[0])
+
+
+def _student_copy_check(out, tasks):
+    result = student_check.run_check(root=out)
+    scores = result.scores
+    wrong = {t.id: f"{scores[t.id].status}: {scores[t.id].first_failure}" if t.id in scores
+             else "not checked" for t in tasks
+             if t.id not in scores or scores[t.id].status not in ("not-done", "blocked")}
+    return not wrong, ("every task is reported as not done" if not wrong else
+                       f"reports {wrong}; {'; '.join(result.problems)}")
+
+
+def _full_marks(scores):
+    short = {i: f"{points(s.points)}/{points(s.max_points)} ({s.first_failure})"
+             for i, s in scores.items() if s.points < s.max_points}
+    return not short, (f"lost points: {short}" if short else "full marks")
+
+
+def _zero_marks(scores):
+    kept = {i: points(s.points) for i, s in scores.items() if s.points > 0}
+    return not kept, (f"still scores {kept}" if kept else "scores 0 on every task")
+
+
+def _loses_points(scores):
+    (score,) = scores.values()
+    lost = score.points < score.max_points
+    return lost, (f"loses points ({points(score.points)}/{points(score.max_points)}: "
+                  f"{score.first_failure})" if lost else "keeps full marks: the tests miss it")
+
+
+def run_all(runs, jobs, note):
+    """Run ``[(label, run)]`` ``jobs`` at a time; note each result in order."""
+    with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
+        for (label, _), (ok, detail) in zip(runs, pool.map(lambda r: r[1](), runs)):
+            note(ok, f"{label}: {detail}")

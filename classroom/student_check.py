@@ -1,0 +1,95 @@
+"""``check``: a student runs the tests of some tasks and reads one line per task.
+
+Works from a terminal (``python -m classroom check 4.2``) and from a notebook
+cell (``from classroom import check; check("4.2")``).  The tests run in a
+child process (so a notebook's already imported, older code does not count),
+with the same time limit per test and the same crash handling as grading; the
+student's own copy of the tests is used.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import sys
+
+from classroom import course as course_mod, runner
+
+STATUS_WORDS = {"pass": "pass", "fail": "FAIL", "not-done": "not done", "blocked": "waiting",
+                "no-tests": "no tests"}
+
+
+@dataclasses.dataclass
+class CheckResult:
+    scores: dict
+    problems: list
+
+    @property
+    def passed(self):
+        return {task_id: s.status == "pass" for task_id, s in self.scores.items()}
+
+    def __bool__(self):
+        return bool(self.scores) and all(self.passed.values())
+
+    def __repr__(self):
+        done = sum(self.passed.values())
+        return f"<check: {done} of {len(self.scores)} tasks pass>"
+
+
+def default_tasks(course):
+    """The tasks a student's copy was released with, or every task."""
+    record = course.root / course_mod.RELEASE_FILE
+    if record.is_file():
+        ids = json.loads(record.read_text(encoding="utf-8")).get("tasks") or []
+        return course.select(ids)
+    return course.tasks
+
+
+def run_check(task_ids=(), root=None):
+    course = course_mod.load(root)
+    tasks = course.select(task_ids) if task_ids else default_tasks(course)
+    ids = [t.id for t in tasks]
+    settings = course.settings
+    files = runner.task_test_files(course.root, settings.tests, ids)
+    options = runner.RunOptions(package=settings.package, test_timeout=settings.test_timeout,
+                                run_timeout=settings.run_timeout,
+                                memory_limit_mb=settings.memory_limit_mb)
+    run = runner.run_tests(course.root, files, ids, options)
+    expected = dict(run.collected)
+    for path, why in run.collect_errors.items():
+        if (course.root / path).is_file():
+            for task_id in runner.task_ids_in(course.root / path):
+                expected.setdefault(f"{path}::(could not be loaded)", (task_id,))
+    return CheckResult(runner.score(tasks, expected, run, settings.scoring), run.problems)
+
+
+def format_lines(result):
+    width = min(40, max((len(s.task.title) for s in result.scores.values()), default=10))
+    lines = [f"  ! {problem}" for problem in result.problems]
+    for score in result.scores.values():
+        task = score.task
+        title = task.title if len(task.title) <= width else task.title[:width - 3] + "..."
+        status = STATUS_WORDS[score.status]
+        line = f"{task.id:>6}  {title:<{width}}  {status:<8}  {score.passed}/{score.total}"
+        if score.status == "fail":
+            line += f"  {runner.test_name(score.failing_test)}: {score.first_failure}"
+        elif score.status == "not-done":
+            line += "  still raises NotImplementedError: write it between the markers"
+        elif score.status == "blocked":
+            line += f"  {score.first_failure}"
+        elif score.status == "no-tests":
+            line += f"  {score.first_failure}"
+        lines.append(line)
+    done = sum(result.passed.values())
+    lines.append(f"{done} of {len(result.scores)} tasks pass.")
+    return lines
+
+
+def check(*task_ids, root=None, file=None):
+    """Run the tests of ``task_ids`` (all of the assignment's when none is given),
+    print one line per task, and return a ``CheckResult`` (true when all pass)."""
+    result = run_check(task_ids, root)
+    out = file or sys.stdout
+    for line in format_lines(result):
+        print(line, file=out)
+    return result

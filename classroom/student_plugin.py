@@ -1,0 +1,117 @@
+"""pytest plugin of a student's copy: an unfinished task is one line, not a traceback.
+
+``release`` writes a ``conftest.py`` that loads this plugin.  A test (or a
+notebook cell run by nbval) that reaches a stub, that is a
+``NotImplementedError("Task 4.2 (...): ...")``, is reported as *skipped* with
+the reason ``not done yet: Task 4.2 (...)`` at the task's region; pytest's
+summary folds equal reasons at one place, so each unfinished task is one line
+of the report (and one line per notebook it stops).  In a notebook, the cells
+after such a cell are skipped too (they would only fail for want of what it
+defines).  At the end, one line lists the unfinished tasks and says how to
+look at them.
+"""
+
+from __future__ import annotations
+
+import pathlib
+
+import pytest
+
+from classroom.course import load
+from classroom.messages import stub_in_text, unfinished_stub
+from classroom.regions import scan
+
+_unfinished = {}          # task id -> message
+_REGION_STARTS = {}       # task id -> (path, line) of its first region in a Python file
+_stopped_notebooks = {}   # notebook node id -> task id
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    outcome = yield
+    report = outcome.get_result()
+    if report.skipped and _is_notebook_cell(item) and item.parent.nodeid in _stopped_notebooks:
+        reason = report.longrepr[2] if isinstance(report.longrepr, tuple) else ""
+        report.longrepr = (item.parent.nodeid, None, reason)
+        return
+    if call.excinfo is None or report.when == "teardown" or not report.failed:
+        return
+    found = _stub(call.excinfo.value)
+    if found is None:
+        return
+    task, message = found
+    _unfinished.setdefault(task, message)
+    path, lineno = _stub_location(item, call.excinfo, task)
+    report.outcome = "skipped"
+    report.longrepr = (path, lineno, f"not done yet: {message}")
+    if _is_notebook_cell(item):
+        _stopped_notebooks.setdefault(item.parent.nodeid, task)
+
+
+def pytest_runtest_setup(item):
+    if _is_notebook_cell(item) and item.parent.nodeid in _stopped_notebooks:
+        task = _stopped_notebooks[item.parent.nodeid]
+        pytest.skip(f"not run: an earlier cell of this notebook needs task {task}, "
+                    "not done yet")
+
+
+def pytest_terminal_summary(terminalreporter):
+    if not _unfinished:
+        return
+    tasks = ", ".join(sorted(_unfinished, key=_task_order))
+    terminalreporter.write_line(f"classroom: tasks not done yet: {tasks}. "
+                                "`python -m classroom check` shows where each task stands.")
+
+
+def _stub(error):
+    found = unfinished_stub(error)
+    if found is None:            # a notebook cell: the kernel's traceback is text
+        text = " ".join(str(a) for a in getattr(error, "args", ()))
+        text += str(getattr(error, "inner_traceback", "") or "")
+        found = stub_in_text(text)
+    return found
+
+
+def _stub_location(item, excinfo, task):
+    """Where the task's stub is, relative to the repository: every test it stops is
+    reported at that one place, so pytest folds them into one line."""
+    if _is_notebook_cell(item):
+        return item.parent.nodeid, None
+    known = _REGION_STARTS.get(task)
+    if known:
+        return known
+    entry = excinfo.traceback[-1]
+    if str(entry.path).startswith("<") or isinstance(excinfo.value, AssertionError):
+        path, lineno, _ = item.location       # (no file to point at: the test itself)
+        return path, lineno + 1
+    try:
+        path = pathlib.Path(entry.path).resolve().relative_to(item.config.rootpath)
+    except ValueError:
+        path = pathlib.Path(entry.path)
+    return path.as_posix(), entry.lineno + 1
+
+
+def pytest_sessionstart(session):
+    _REGION_STARTS.clear()
+    _REGION_STARTS.update(_region_starts(session.config.rootpath))
+
+
+def _region_starts(root):
+    """``{task id: (path, first line)}`` of each task's first region in a Python file."""
+    try:
+        course = load(root)
+        found = scan(course.root, course.settings.sources, suffixes=(".py",))
+    except Exception:       # noqa: BLE001 (a student's broken markers: report where raised)
+        return {}
+    starts = {}
+    for region in found:
+        starts.setdefault(region.task, (region.path, region.start_line))
+    return starts
+
+
+def _is_notebook_cell(item):
+    return item.parent is not None and str(getattr(item.parent, "path", "")).endswith(".ipynb")
+
+
+def _task_order(task_id):
+    return [(0, int(p), "") if p.isdigit() else (1, 0, p) for p in task_id.split(".")]

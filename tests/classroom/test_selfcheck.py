@@ -1,0 +1,94 @@
+"""``selfcheck``: passes on a sound course, and fails, saying why, on a dead region,
+a wrong answer the tests miss, or a task without tests."""
+
+import pytest
+
+from classroom import course as course_mod, regions, selfcheck
+from classroom.course import CourseError
+from classroom.grade import Grader, Job
+
+
+def test_the_fixture_course_passes_selfcheck(course):
+    said = []
+    findings = selfcheck.selfcheck(course, jobs=2, say=said.append)
+    assert [f.what for f in findings if not f.ok] == []
+    text = "\n".join(said)
+    for expected in ("the solution: full marks", "release a1: scores 0 on every task",
+                     "release a2: `check`: every task is reported as not done",
+                     "task 1.1, region 1 (minigrad/engine.py, lines 25-31) replaced by a raise:"
+                     " loses points",
+                     "wrong answer 'swapped operands' of task 2.1: loses points"):
+        assert expected in text
+
+
+def _one_run(course, run, tmp_path):
+    label, job, prepare, judge = run
+    grader = Grader(course, course.tasks, tmp_path / "grading")
+    found = []
+    selfcheck.run_all([selfcheck.grading_run(grader, label, job, prepare, judge)], 1,
+                      lambda ok, what: found.append((ok, what)))
+    return found
+
+
+def test_a_dead_region_is_found(fresh_course, tmp_path):
+    engine = fresh_course / "minigrad" / "engine.py"
+    engine.write_text(engine.read_text() + (
+        "\n\ndef unused():\n    ### BEGIN SOLUTION 1.2\n    return 'dead'\n"
+        "    ### END SOLUTION 1.2\n"))
+    course = course_mod.load(fresh_course)
+    dead = [r for r in regions.scan(fresh_course, ["minigrad"]) if r.task == "1.2"][1]
+    run = ("dead", Job(fresh_course, (course.task("1.2"),)),
+           selfcheck._replacing(dead, regions.raise_lines(dead.indent)),
+           selfcheck._loses_points)
+    [(ok, what)] = _one_run(course, run, tmp_path)
+    assert not ok and "keeps full marks: the tests miss it" in what
+
+
+def test_a_wrong_answer_the_tests_miss_fails_selfcheck(fresh_course, tmp_path):
+    (fresh_course / "classroom" / "wrong_answers" / "harmless.toml").write_text(
+        '[[wrong]]\ntask = "1.2"\nname = "same thing"\n'
+        'old = "node.grad = node.grad + grad"\nnew = "node.grad += grad"\n')
+    course = course_mod.load(fresh_course)
+    [answer] = [a for a in selfcheck.load_wrong_answers(course) if a.name == "same thing"]
+    grouped = regions.by_task(regions.scan(fresh_course, ["minigrad"]))
+    region, body = selfcheck.wrong_answer_edit(answer, grouped["1.2"], fresh_course)
+    assert body[-1] == "    node.grad += grad\n"
+    run = ("harmless", Job(fresh_course, (course.task("1.2"),)),
+           selfcheck._replacing(region, body), selfcheck._loses_points)
+    [(ok, what)] = _one_run(course, run, tmp_path)
+    assert not ok and "keeps full marks" in what
+
+
+def test_a_wrong_answer_that_no_longer_matches_is_reported(course):
+    grouped = regions.by_task(regions.scan(course.root, ["minigrad"]))
+    answer = selfcheck.WrongAnswer("1.1", "stale", "x.toml", old="not in the region", new="")
+    with pytest.raises(CourseError, match="must appear exactly once"):
+        selfcheck.wrong_answer_edit(answer, grouped["1.1"], course.root)
+
+
+def test_a_task_without_tests_or_region_fails_selfcheck(fresh_course, tmp_path):
+    tasks = fresh_course / "classroom" / "tasks.toml"
+    tasks.write_text(tasks.read_text() + '\n[[task]]\nid = "2.9"\ntitle = "nothing"\n'
+                     'chapter = 2\nsection = "s"\npoints = 1\nassignment = "a2"\n')
+    course = course_mod.load(fresh_course)
+    found = []
+
+    def note(ok, what):
+        found.append((ok, what))
+
+    selfcheck.check_regions(course, note)
+    selfcheck.check_tests(course, Grader(course, course.tasks, tmp_path / "grading"), note)
+    failed = [what for ok, what in found if not ok]
+    assert failed == ["task 2.9 has a region: mark it with ### BEGIN SOLUTION / "
+                      "### END SOLUTION 2.9",
+                      "task 2.9 has no test marked @pytest.mark.task('2.9')"]
+
+
+def test_regions_for_an_unknown_task_fail_selfcheck(fresh_course):
+    ops = fresh_course / "minigrad" / "ops.py"
+    ops.write_text(ops.read_text().replace("SOLUTION 2.1", "SOLUTION 2.7"))
+    found = []
+    selfcheck.check_regions(course_mod.load(fresh_course),
+                            lambda ok, what: found.append((ok, what)))
+    failed = [what for ok, what in found if not ok]
+    assert failed[0].startswith("regions marked for task 2.7, which tasks.toml does not list")
