@@ -7,10 +7,12 @@ are the second spelling, each forwarding to the method or to the function in
 
 import numbers
 
-from ._tensor import Tensor
+import numpy as np
+
+from ._tensor import Tensor, Size
 from . import ops, _creation
 
-__all__ = ["maximum", "minimum", "cat", "concat", "concatenate", "stack", "where", "pow", "add", "sub", "subtract",
+__all__ = ["sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh", "arcsin", "arccos", "arctan", "log1p", "expm1", "log2", "log10", "exp2", "rsqrt", "square", "erf", "floor", "ceil", "trunc", "fix", "round", "frac", "var", "std", "norm", "prod", "cumsum", "cumprod", "logsumexp", "amax", "amin", "sort", "argsort", "topk", "repeat", "tile", "split", "chunk", "unbind", "flip", "roll", "diagonal", "tril", "triu", "trace", "masked_select", "movedim", "moveaxis", "atan2", "arctan2", "lerp", "var_mean", "std_mean", "broadcast_shapes", "broadcast_tensors"] + ["maximum", "minimum", "cat", "concat", "concatenate", "stack", "where", "pow", "add", "sub", "subtract",
            "mul", "multiply", "div", "divide", "true_divide", "matmul", "mm", "mv", "dot", "bmm",
            "addmm", "clamp", "clip", "masked_fill", "gather", "scatter", "index_select",
            "narrow", "select", "argmax", "argmin", "equal", "allclose", "isclose", "flatten",
@@ -81,7 +83,7 @@ def _binary(name):
     return call
 
 
-for _name in ["maximum", "minimum", "matmul", "mm", "mv", "dot", "bmm", "clamp", "clip", "masked_fill", "gather",
+for _name in ["sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh", "arcsin", "arccos", "arctan", "log1p", "expm1", "log2", "log10", "exp2", "rsqrt", "square", "erf", "floor", "ceil", "trunc", "fix", "round", "frac", "var", "std", "norm", "prod", "cumsum", "cumprod", "logsumexp", "amax", "amin", "sort", "argsort", "topk", "repeat", "tile", "split", "chunk", "unbind", "flip", "roll", "diagonal", "tril", "triu", "trace", "masked_select", "movedim", "moveaxis"] + ["maximum", "minimum", "matmul", "mm", "mv", "dot", "bmm", "clamp", "clip", "masked_fill", "gather",
               "scatter", "index_select", "narrow", "select", "argmax", "argmin", "flatten",
               "reshape", "transpose", "permute", "unsqueeze", "squeeze", "t", "softmax",
               "log_softmax", "sum", "mean", "max", "min", "exp", "log", "sqrt", "abs", "sign",
@@ -90,9 +92,36 @@ for _name in ["maximum", "minimum", "matmul", "mm", "mv", "dot", "bmm", "clamp",
               "swapaxes", "sum_to_size", "absolute"]:
     globals()[_name] = _method(_name)
 
-for _name in ["add", "sub", "subtract", "mul", "multiply", "div", "divide", "true_divide",
+for _name in ["atan2", "arctan2", "lerp"] + ["add", "sub", "subtract", "mul", "multiply", "div", "divide", "true_divide",
               "equal", "allclose", "isclose", "logical_and", "logical_or", "logical_xor",
               "remainder", "floor_divide", "eq", "ne", "lt", "le", "gt", "ge"]:
     globals()[_name] = _binary(_name)
 
 del _name
+
+
+def var_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
+    """``(var, mean)`` over ``dim``."""
+    return ops.statistics.var_mean(input, dim, unbiased, keepdim, correction=correction)
+
+
+def std_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
+    """``(std, mean)`` over ``dim``."""
+    return ops.statistics.std_mean(input, dim, unbiased, keepdim, correction=correction)
+
+
+def broadcast_shapes(*shapes):
+    """The shape that tensors of ``shapes`` broadcast to (chapter 3)."""
+    try:
+        return Size(np.broadcast_shapes(*[tuple(s) if not isinstance(s, int) else (s,)
+                                          for s in shapes]))
+    except ValueError:
+        raise RuntimeError(f"Shape mismatch: objects cannot be broadcast to a single shape: "
+                           f"{[list(s) if not isinstance(s, int) else [s] for s in shapes]}") \
+            from None
+
+
+def broadcast_tensors(*tensors):
+    """Views of ``tensors`` expanded to their common shape."""
+    shape = broadcast_shapes(*[t.shape for t in tensors])
+    return tuple(t.expand(*shape) for t in tensors)

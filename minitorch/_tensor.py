@@ -1000,6 +1000,292 @@ class Tensor:
     def copy_(self, src, non_blocking=False):
         return ops.inplace.copy_(self, src)
 
+    # ================================================================================
+    # More math (ops/trig.py, exponential.py, rounding.py, statistics.py, sorting.py,
+    # rearranging.py, random.py): the same pattern, for the rest of PyTorch's everyday ops
+    # ================================================================================
+    def sin(self):
+        return ops.Sin.apply(self)
+
+    def cos(self):
+        return ops.Cos.apply(self)
+
+    def tan(self):
+        return ops.Tan.apply(self)
+
+    def asin(self):
+        return ops.Asin.apply(self)
+
+    def acos(self):
+        return ops.Acos.apply(self)
+
+    def atan(self):
+        return ops.Atan.apply(self)
+
+    def sinh(self):
+        return ops.Sinh.apply(self)
+
+    def cosh(self):
+        return ops.Cosh.apply(self)
+
+    def atan2(self, other):
+        return ops.Atan2.apply(self, other)
+
+    arcsin, arccos, arctan, arctan2 = asin, acos, atan, atan2
+
+    def log1p(self):
+        return ops.Log1p.apply(self)
+
+    def expm1(self):
+        return ops.Expm1.apply(self)
+
+    def log2(self):
+        return ops.Log2.apply(self)
+
+    def log10(self):
+        return ops.Log10.apply(self)
+
+    def exp2(self):
+        return ops.Exp2.apply(self)
+
+    def rsqrt(self):
+        return ops.Rsqrt.apply(self)
+
+    def square(self):
+        return self ** 2
+
+    def erf(self):
+        return ops.Erf.apply(self)
+
+    def lerp(self, end, weight):
+        return ops.lerp(self, end, weight)
+
+    def floor(self):
+        return ops.Floor.apply(self)
+
+    def ceil(self):
+        return ops.Ceil.apply(self)
+
+    def trunc(self):
+        return ops.Trunc.apply(self)
+
+    fix = trunc
+
+    def round(self, decimals=0):
+        return ops.Round.apply(self, decimals)
+
+    def frac(self):
+        return ops.Frac.apply(self)
+
+    def var(self, dim=None, unbiased=None, keepdim=False, *, correction=None):
+        return ops.var(self, dim, unbiased, keepdim, correction=correction)
+
+    def std(self, dim=None, unbiased=None, keepdim=False, *, correction=None):
+        return ops.std(self, dim, unbiased, keepdim, correction=correction)
+
+    def norm(self, p="fro", dim=None, keepdim=False, dtype=None):
+        return ops.norm(self, p, dim, keepdim, dtype)
+
+    def prod(self, dim=None, keepdim=False, *, dtype=None):
+        return ops.prod(self, dim, keepdim, dtype=dtype)
+
+    def cumsum(self, dim, *, dtype=None):
+        return ops.cumsum(self, dim, dtype=dtype)
+
+    def cumprod(self, dim, *, dtype=None):
+        return ops.cumprod(self, dim, dtype=dtype)
+
+    def logsumexp(self, dim, keepdim=False):
+        return ops.logsumexp(self, dim, keepdim)
+
+    def amax(self, dim=(), keepdim=False):
+        return ops.amax(self, dim, keepdim)
+
+    def amin(self, dim=(), keepdim=False):
+        return ops.amin(self, dim, keepdim)
+
+    def sort(self, dim=-1, descending=False, stable=False):
+        return ops.sort(self, dim, descending, stable)
+
+    def argsort(self, dim=-1, descending=False, stable=False):
+        return ops.argsort(self, dim, descending, stable)
+
+    def topk(self, k, dim=-1, largest=True, sorted=True):
+        return ops.topk(self, k, dim, largest, sorted)
+
+    def repeat(self, *sizes):
+        return ops.repeat(self, *sizes)
+
+    def tile(self, *dims):
+        return ops.tile(self, *dims)
+
+    def split(self, split_size, dim=0):
+        return ops.split(self, split_size, dim)
+
+    def chunk(self, chunks, dim=0):
+        return ops.chunk(self, chunks, dim)
+
+    def unbind(self, dim=0):
+        return ops.unbind(self, dim)
+
+    def flip(self, *dims):
+        return ops.flip(self, *dims)
+
+    def roll(self, shifts, dims=None):
+        return ops.roll(self, shifts, dims)
+
+    def diagonal(self, offset=0, dim1=0, dim2=1):
+        return ops.diagonal(self, offset, dim1, dim2)
+
+    def tril(self, diagonal=0):
+        return ops.tril(self, diagonal)
+
+    def triu(self, diagonal=0):
+        return ops.triu(self, diagonal)
+
+    def trace(self):
+        return ops.trace(self)
+
+    def masked_select(self, mask):
+        return ops.masked_select(self, mask)
+
+    def movedim(self, source, destination):
+        return ops.movedim(self, source, destination)
+
+    moveaxis = movedim
+
+    def uniform_(self, a=0.0, b=1.0, *, generator=None):
+        return ops.uniform_(self, a, b, generator=generator)
+
+    def normal_(self, mean=0.0, std=1.0, *, generator=None):
+        return ops.normal_(self, mean, std, generator=generator)
+
+    def exponential_(self, lambd=1.0, *, generator=None):
+        return ops.exponential_(self, lambd, generator=generator)
+
+    def bernoulli_(self, p=0.5, *, generator=None):
+        return ops.bernoulli_(self, p, generator=generator)
+
+    def random_(self, low=None, high=None, *, generator=None):
+        return ops.random_(self, low, high, generator=generator)
+
+    def _in_place_result(self, result):
+        """``x.op_()`` for ops without an in-place Function: compute, then copy back."""
+        return self.copy_(result)
+
+    def clamp_(self, min=None, max=None):
+        return self._in_place_result(self.clamp(min, max))
+
+    clip_ = clamp_
+
+    def masked_fill_(self, mask, value):
+        return self._in_place_result(self.masked_fill(mask, value))
+
+    def pow_(self, exponent):
+        return self._in_place_result(self ** exponent)
+
+    def lerp_(self, end, weight):
+        return self._in_place_result(self.lerp(end, weight))
+
+    def addcmul_(self, tensor1, tensor2, *, value=1):
+        return self.add_(tensor1 * tensor2 * value if value != 1 else tensor1 * tensor2)
+
+    def addcdiv_(self, tensor1, tensor2, *, value=1):
+        return self.add_(tensor1 / tensor2 * value if value != 1 else tensor1 / tensor2)
+
+    def neg_(self):
+        return self.mul_(-1)
+
+    def reciprocal_(self):
+        return self._in_place_result(self.reciprocal())
+
+    def exp_(self):
+        return self._in_place_result(self.exp())
+
+    def log_(self):
+        return self._in_place_result(self.log())
+
+    def sqrt_(self):
+        return self._in_place_result(self.sqrt())
+
+    def abs_(self):
+        return self._in_place_result(self.abs())
+
+    def sign_(self):
+        return self._in_place_result(self.sign())
+
+    def relu_(self):
+        return self._in_place_result(self.relu())
+
+    def sigmoid_(self):
+        return self._in_place_result(self.sigmoid())
+
+    def tanh_(self):
+        return self._in_place_result(self.tanh())
+
+    def sin_(self):
+        return self._in_place_result(self.sin())
+
+    def cos_(self):
+        return self._in_place_result(self.cos())
+
+    def tan_(self):
+        return self._in_place_result(self.tan())
+
+    def asin_(self):
+        return self._in_place_result(self.asin())
+
+    def acos_(self):
+        return self._in_place_result(self.acos())
+
+    def atan_(self):
+        return self._in_place_result(self.atan())
+
+    def sinh_(self):
+        return self._in_place_result(self.sinh())
+
+    def cosh_(self):
+        return self._in_place_result(self.cosh())
+
+    def log1p_(self):
+        return self._in_place_result(self.log1p())
+
+    def expm1_(self):
+        return self._in_place_result(self.expm1())
+
+    def log2_(self):
+        return self._in_place_result(self.log2())
+
+    def log10_(self):
+        return self._in_place_result(self.log10())
+
+    def exp2_(self):
+        return self._in_place_result(self.exp2())
+
+    def rsqrt_(self):
+        return self._in_place_result(self.rsqrt())
+
+    def square_(self):
+        return self._in_place_result(self.square())
+
+    def erf_(self):
+        return self._in_place_result(self.erf())
+
+    def floor_(self):
+        return self._in_place_result(self.floor())
+
+    def ceil_(self):
+        return self._in_place_result(self.ceil())
+
+    def trunc_(self):
+        return self._in_place_result(self.trunc())
+
+    def round_(self):
+        return self._in_place_result(self.round())
+
+    def frac_(self):
+        return self._in_place_result(self.frac())
+
 
 # ----- small helpers of the methods above -----------------------------------------------------
 def _is_operand(x):
