@@ -38,13 +38,33 @@ def _as_tuple(x, what):
     raise TypeError(f"{what} must be a Tensor or a sequence of Tensors, not {type(x).__name__}")
 
 
+def _inputs_tuple(inputs, function):
+    """``inputs`` of backward() or grad(): one tensor or a non-empty sequence of tensors."""
+    inputs = (inputs,) if not isinstance(inputs, (list, tuple)) else tuple(inputs)
+    if not inputs:
+        raise RuntimeError(f"`inputs` argument to `{function}()` cannot be empty. Pass the "
+                           "tensors whose gradients you want, or leave inputs out.")
+    for t in inputs:
+        if not isinstance(t, Tensor):
+            raise RuntimeError(f"all inputs have to be Tensors or GradientEdges, but got "
+                               f"{type(t).__name__}. Pass the tensors themselves.")
+    return inputs
+
+
+def _check_flag(value, name, function):
+    if value is not None and not isinstance(value, (bool, int, np.bool_)):
+        raise TypeError(f"{function}(): argument '{name}' must be bool, not "
+                        f"{type(value).__name__}")
+
+
 def _seed_gradients(outputs, grad_outputs):
-    """The gradient each output starts with: the one given, or ones for a scalar."""
+    """The gradient each output starts with: the one given, or ones for a scalar.
+    Extra gradients are ignored, as in PyTorch; missing ones are an error."""
     if not grad_outputs:
         grad_outputs = (None,) * len(outputs)
-    if len(grad_outputs) != len(outputs):
-        raise RuntimeError(f"grad requires one gradient per output: got {len(grad_outputs)} "
-                           f"gradients for {len(outputs)} outputs")
+    if len(grad_outputs) < len(outputs):
+        raise RuntimeError(f"got {len(outputs)} tensors and {len(grad_outputs)} gradients: "
+                           "pass one gradient per tensor (None for a scalar).")
     return [_seed(i, out, g) for i, (out, g) in enumerate(zip(outputs, grad_outputs))]
 
 
@@ -62,15 +82,14 @@ def _seed(i, out, g):
                                f"but got {out.dtype}")
         return Tensor._wrap(np.ones(out._data.shape, dtype=out._data.dtype))
     if not isinstance(g, Tensor):
-        raise TypeError(f"gradient for output {i} must be a Tensor or None, "
-                        f"not {type(g).__name__}")
+        raise TypeError(f"gradients can be either Tensors or None, but got "
+                        f"{type(g).__name__}. Wrap the values in a tensor: "
+                        "minitorch.tensor(values).")
     if g.shape != out.shape:
         raise RuntimeError(f"Mismatch in shape: grad_output[{i}] has a shape of {g.shape} and "
                            f"output[{i}] has a shape of {out.shape}.")
-    if g.dtype.is_floating_point != out.dtype.is_floating_point:
-        raise TypeError(f"For complex Tensors, both grad_output and output are required to "
-                        f"have the same dtype. Mismatch in dtype: grad_output[{i}] has a dtype "
-                        f"of {g.dtype} and output[{i}] has a dtype of {out.dtype}.")
+    if g._data.dtype != out._data.dtype and out._data.dtype.kind == "f":
+        g = g.to(out.dtype)         # PyTorch converts a seed to its output's dtype
     return g
 
 
@@ -79,33 +98,39 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, 
 
     ``retain_graph`` defaults to ``create_graph``: without it the saved tensors
     are freed as the engine goes, and a second backward through the same graph
-    raises.  With ``inputs``, only those tensors receive gradients.  The
-    ``.grad`` of the leaves change only if the whole backward succeeds.
+    raises.  With ``inputs``, only those tensors receive gradients (a non-leaf
+    among them is made to ``retain_grad()``, as PyTorch does).  The ``.grad`` of
+    the leaves change only if the whole backward succeeds.
     """
+    _check_flag(retain_graph, "retain_graph", "backward")
+    _check_flag(create_graph, "create_graph", "backward")
     outputs = _as_tuple(tensors, "tensors")
     seeds = _seed_gradients(outputs, _as_tuple(grad_tensors, "grad_tensors"))
     if retain_graph is None:
         retain_graph = create_graph
     if inputs is not None:
-        inputs = _as_tuple(inputs, "inputs")
-        if not inputs:
-            raise RuntimeError("'inputs' argument to backward() cannot be empty.")
+        inputs = _inputs_tuple(inputs, "backward")
+        for t in inputs:
+            if t._grad_fn is not None:
+                t.retain_grad()
     engine.run_backward(outputs, seeds, retain_graph, create_graph, inputs=inputs)
 
 
 def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False,
          only_inputs=True, allow_unused=None, is_grads_batched=False, materialize_grads=False):
-    """The gradients of ``outputs`` with respect to ``inputs``, as a tuple; no ``.grad`` changes."""
+    """The gradients of ``outputs`` with respect to ``inputs``, as a tuple (a dict when
+    ``inputs`` is a dict of tensors); no ``.grad`` changes."""
     if is_grads_batched:
         raise NotImplementedError("minitorch does not implement is_grads_batched (it needs "
                                   "vmap); call grad once per gradient instead")
     if materialize_grads and allow_unused is False:
         raise ValueError("Expected allow_unused to be True or not passed when materialize_grads"
                          "=True, but got: allow_unused=False.")
+    _check_flag(retain_graph, "retain_graph", "grad")
+    _check_flag(create_graph, "create_graph", "grad")
+    names = list(inputs) if isinstance(inputs, dict) else None
     outputs = _as_tuple(outputs, "outputs")
-    inputs = _as_tuple(inputs, "inputs")
-    if not inputs:
-        raise RuntimeError("grad requires non-empty inputs.")
+    inputs = _inputs_tuple(list(inputs.values()) if names is not None else inputs, "grad")
     seeds = _seed_gradients(outputs, _as_tuple(grad_outputs, "grad_outputs"))
     if retain_graph is None:
         retain_graph = create_graph
@@ -120,4 +145,4 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     if materialize_grads:
         results = [Tensor._wrap(np.zeros_like(t._data)) if r is None else r
                    for r, t in zip(results, inputs)]
-    return tuple(results)
+    return tuple(results) if names is None else dict(zip(names, results))

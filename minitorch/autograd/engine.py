@@ -21,11 +21,23 @@ DeZero (one of the posts this book grew from) orders the same work by
 
 Two things happen only when the whole graph has run without error: the
 leaves' gradients are added into their ``.grad`` and ``retain_grad`` tensors
-get theirs.  So a backward that fails, or that you interrupt with Ctrl-C,
-changes no ``.grad``: it is either complete or clearly failed, and never
-counts a gradient twice when you run it again.  (The saved tensors of the
-nodes it already ran are freed, so running it again needs ``retain_graph=True``
-the first time, or a new forward pass.)
+get theirs (``GraphTask.commit``, which holds Ctrl-C back until every one is
+stored).  So a backward that fails, whether a backward or a hook raises or you
+interrupt it with Ctrl-C, changes no ``.grad``: it is either complete or
+clearly failed, and never counts a gradient twice when you run it again.  (The
+saved tensors of the nodes it already ran are freed, so running it again needs
+``retain_graph=True`` the first time, or a new forward pass; without it the
+retry raises instead of computing anything.)  This is the one place where
+minitorch's order differs from PyTorch's: PyTorch stores a leaf's ``.grad`` at
+the leaf's turn in the queue, minitorch at the commit, followed there by the
+leaf's ``register_post_accumulate_grad_hook`` hooks and its AccumulateGrad
+node's post-hooks (which therefore see every leaf's new ``.grad``).  The leaf's
+tensor hooks and pre-hooks still run at its turn, as in PyTorch.
+
+Threads may run backward at the same time, on separate graphs or on one
+graph kept with ``retain_graph=True``: each call has its own ``GraphTask``, and
+every addition into a ``.grad`` holds one lock (``graph.accumulate_grad``), so
+no thread loses another's gradient.
 """
 
 import heapq
@@ -54,7 +66,7 @@ def run_backward(roots, seeds, retain_graph, create_graph, inputs=None, accumula
     task = GraphTask(root, retain_graph, targets, accumulate)
     with grad_mode.set_grad_enabled(create_graph):
         execute(task)
-        task.commit(inputs)
+        task.commit()
     return None if targets is None else [task.captured.get(target) for target in targets]
 
 
@@ -102,7 +114,7 @@ def execute(task):
         if node._hooked:
             grads = call_pre_hooks(node, grads, owned, task)
         if type(node) is AccumulateGrad:
-            task.stash_leaf_gradient(node.variable, grads[0], owned[0])
+            task.stash_leaf_gradient(node, grads[0], owned[0])
             continue
         results, owns = node._run_backward(grads, owned)
         if node._post_hooks:
@@ -186,43 +198,35 @@ class GraphTask:
     def capture(self, node, grads, owned):
         """Keep the gradients flowing into a requested input; True if the node must
         still run.  One that need not (a leaf, for autograd.grad) first lets its
-        tensor's hooks change them."""
+        tensor's hooks change them, as PyTorch does.  The engine gives up what it
+        captured: the caller receives it, so it must not be added into later."""
         runs = self.should_run(node)
         if not runs:
-            grads = call_tensor_hooks(node, grads, owned)
+            grads = call_tensor_pre_hooks(node, grads, owned, self)
         for nr in self.targets[node]:
             self.captured[(node, nr)] = grads[nr]
+            owned[nr] = False
         return runs
 
     # ----- results, stored only when the whole graph ran ----------------------------------
-    def stash_leaf_gradient(self, variable, grad, owned):
-        if grad is not None:
-            self.leaf_gradients.append((variable, grad, owned))
+    def stash_leaf_gradient(self, node, grad, owned):
+        self.leaf_gradients.append((node, grad, owned))
 
     def retain(self, tensor, grad):
         self.retained.append((tensor, grad))
 
-    def commit(self, inputs=None):
-        """Store every leaf's gradient in ``.grad``, with Ctrl-C held back until done."""
+    def commit(self):
+        """Store every leaf's gradient in ``.grad`` and every retained gradient, with
+        Ctrl-C held back until all are stored; then run the hooks that follow a leaf's
+        accumulation (a hook that raises then finds every ``.grad`` already stored)."""
         with _interrupts_deferred():
-            for variable, grad, owned in self.leaf_gradients:
-                accumulate_grad(variable, grad, owned)
-                _call_post_accumulate_hooks(variable)
+            for node, grad, owned in self.leaf_gradients:
+                if grad is not None:
+                    accumulate_grad(node.variable, grad, owned)
             for tensor, grad in self.retained:
                 accumulate_grad(tensor, grad, owned=False)
-            if inputs is not None and self.needed is not None:
-                self._accumulate_into_non_leaf_inputs(inputs)
-
-    def _accumulate_into_non_leaf_inputs(self, inputs):
-        """``backward(inputs=[y])`` for a non-leaf y: its gradient goes into ``y.grad``."""
-        accumulating = any(isinstance(n, AccumulateGrad) for n in self.needed)
-        if not accumulating:
-            return
-        for t in inputs:
-            if t._grad_fn is not None:
-                grad = self.captured.get((t._grad_fn, t._output_nr))
-                if grad is not None:
-                    accumulate_grad(t, grad, owned=False)
+        for node, grad, _ in self.leaf_gradients:
+            call_accumulated_hooks(node, grad)
 
 
 def _positions_by_node(targets):
@@ -268,33 +272,39 @@ def _recount(dependencies, needed):
 
 
 # ----- hooks -------------------------------------------------------------------------------
+# What a hook returns is checked as PyTorch checks it: a tuple (node hooks) or a tensor
+# (tensor hooks), one value per gradient, each of the same shape and dtype, and no value
+# where there was no gradient.  None in a returned tuple drops that gradient.
+
 def call_pre_hooks(node, grads, owned, task):
-    """Before a node runs: its tensors' hooks, then ``retain_grad``, then the node's pre-hooks.
+    """Before a node runs: its tensors' hooks and ``retain_grad``, then the node's pre-hooks.
 
     A gradient a hook has seen may be kept by it, so the engine no longer owns it.
     """
-    grads = call_tensor_hooks(node, grads, owned)
-    for nr, ref in (node._retained or {}).items():
-        tensor = ref()
-        if tensor is not None and grads[nr] is not None:
-            task.retain(tensor, grads[nr])
+    grads = call_tensor_pre_hooks(node, grads, owned, task)
     for hook in list((node._pre_hooks or {}).values()):
         owned[:] = [False] * len(owned)
         result = hook(tuple(grads))
         if result is not None:
-            grads = _checked_replacement(result, grads, "pre-hook", node)
+            grads = _checked_tuple(hook, result, grads)
     return grads
 
 
-def call_tensor_hooks(node, grads, owned):
-    """The hooks registered with ``Tensor.register_hook`` on this node's outputs."""
+def call_tensor_pre_hooks(node, grads, owned, task):
+    """The hooks registered with ``Tensor.register_hook`` on this node's outputs (called
+    with None for an output that got no gradient), then the ``retain_grad`` ones."""
     for nr, hooks in node._tensor_hooks():
         for hook in list(hooks.values()):
             owned[nr] = False
             result = hook(grads[nr])
             if result is not None:
                 grads = list(grads)
-                grads[nr] = _checked_tensor(result, grads[nr], "hook")
+                grads[nr] = _checked_tensor(hook, result, grads[nr])
+    for nr, ref in (node._retained or {}).items():
+        tensor = ref()
+        if tensor is not None and grads[nr] is not None:
+            owned[nr] = False       # stored at the commit: nothing may add into it before
+            task.retain(tensor, grads[nr])
     return grads
 
 
@@ -303,34 +313,65 @@ def call_post_hooks(node, results, grads):
     for hook in list((node._post_hooks or {}).values()):
         replaced = hook(tuple(results), tuple(grads))
         if replaced is not None:
-            results = _checked_replacement(replaced, results, "hook", node)
+            results = _checked_tuple(hook, replaced, results)
     return results
 
 
-def _call_post_accumulate_hooks(variable):
+def call_accumulated_hooks(node, grad):
+    """After a leaf's ``.grad`` is stored: its post-accumulate-grad hooks, then the
+    post-hooks of its AccumulateGrad node (which has no results: ``()``)."""
+    variable = node.variable
     for hook in list((variable._post_accumulate_grad_hooks or {}).values()):
-        hook(variable)
+        result = hook(variable)
+        if result is not None:
+            _refuse_post_accumulate_result(result)
+    if node._post_hooks:
+        call_post_hooks(node, (), (grad,))
 
 
-def _checked_tensor(value, old, kind):
+def _hook_name(hook):
+    return getattr(hook, "__name__", "<unknown>")
+
+
+def _checked_tensor(hook, value, old):
+    """A tensor hook's replacement for the gradient ``old``."""
     if not isinstance(value, Tensor):
-        raise TypeError(f"expected Variable or None (got {type(value).__name__}): a {kind} "
-                        "must return a Tensor to replace the gradient, or None to keep it")
-    if old is not None and value.shape != old.shape:
-        raise RuntimeError(f"{kind} changed the size of the gradient: it returned a tensor of "
-                           f"shape {list(value.shape)} for a gradient of shape "
-                           f"{list(old.shape)}; return a tensor of the same shape")
+        raise TypeError(f"expected Variable, but hook returned '{type(value).__name__}'. A "
+                        "hook returns a Tensor to replace the gradient, or None to keep it.")
+    if old is None:
+        raise RuntimeError("can't replace a None gradient with a non-None value: this "
+                           "gradient did not arrive, so the hook must return None for it.")
+    if value._data.dtype != old._data.dtype:
+        raise RuntimeError(f"hook '{_hook_name(hook)}' has changed the type of value (was "
+                           f"torch.{old.dtype.type_name}Tensor got torch."
+                           f"{value.dtype.type_name}Tensor). Return a gradient of the "
+                           "dtype it was given.")
+    if value._data.shape != old._data.shape:
+        raise RuntimeError(f"hook '{_hook_name(hook)}' has changed the size of value: it "
+                           f"returned shape {list(value.shape)} for a gradient of shape "
+                           f"{list(old.shape)}. Return a gradient of the same shape.")
     return value
 
 
-def _checked_replacement(values, old, kind, node):
-    if not isinstance(values, (tuple, list)):
-        raise TypeError(f"{kind} of {node.name()} must return a tuple of gradients (or None), "
-                        f"not {type(values).__name__}")
+def _checked_tuple(hook, values, old):
+    """A node hook's replacement for the gradients ``old``: a tuple of as many values."""
+    if type(values) is not tuple:
+        raise TypeError(f"expected tuple, but hook returned '{type(values).__name__}'. A "
+                        "node hook returns a tuple with one gradient (or None) per position, "
+                        "or None to keep them all.")
     if len(values) != len(old):
-        raise RuntimeError(f"{kind} of {node.name()} returned {len(values)} gradients, but the "
-                           f"node has {len(old)}: return one per position (None where unchanged)")
-    return [v if v is None else _checked_tensor(v, o, kind) for v, o in zip(values, old)]
+        raise RuntimeError(f"hook '{_hook_name(hook)}' has returned an incorrect number of "
+                           f"values (got {len(values)}, but expected {len(old)}). Return one "
+                           "value per position, None where there is no gradient.")
+    return [v if v is None else _checked_tensor(hook, v, o) for v, o in zip(values, old)]
+
+
+def _refuse_post_accumulate_result(result):
+    if isinstance(result, Tensor):
+        raise RuntimeError("Tensor post accumulate grad hooks should return None. Change "
+                           "the tensor's .grad in place if the hook must modify it.")
+    raise TypeError(f"expected Variable, but hook returned '{type(result).__name__}'. A post "
+                    "accumulate grad hook should return None.")
 
 
 class _interrupts_deferred:

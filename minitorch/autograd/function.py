@@ -21,6 +21,7 @@ saves what backward needs.
 """
 
 import functools
+import inspect
 import itertools
 import warnings
 
@@ -56,15 +57,26 @@ class FunctionCtx:
 
     def mark_dirty(self, *tensors):
         """Declare the inputs that ``forward`` modified in place (and returns)."""
+        _only_tensors(tensors, "mark_dirty can only accept variables, but argument {i} is "
+                               "of type {kind}")
         self._dirty = tensors
 
     def mark_non_differentiable(self, *tensors):
         """Declare outputs that have no gradient (indices, masks...)."""
+        _only_tensors(tensors, "mark_non_differentiable only accepts variable arguments, but "
+                               "got {kind}")
         self._non_differentiable = tensors
 
     def set_materialize_grads(self, value):
         """With False, ``backward`` receives None (not zeros) for outputs that got no gradient."""
         self.materialize_grads = bool(value)
+
+
+def _only_tensors(values, message):
+    for i, t in enumerate(values):
+        if not isinstance(t, Tensor):
+            raise RuntimeError(message.format(i=i, kind=type(t).__name__) +
+                               ": pass the tensors themselves (inputs or outputs of forward).")
 
 
 class BackwardCFunction(Node, FunctionCtx):
@@ -80,6 +92,7 @@ class BackwardCFunction(Node, FunctionCtx):
     __slots__ = ("needs_input_grad", "_to_save", "_saved")
 
     _forward_cls = None
+    _builtin_node = False       # a custom Function's node (set True for minitorch's ops)
     _dirty = ()
     _non_differentiable = ()
     _output_meta = ()       # (shape, dtype) of each output: zeros for missing gradients
@@ -89,6 +102,9 @@ class BackwardCFunction(Node, FunctionCtx):
     @property
     def saved_tensors(self):
         """The tensors given to ``save_for_backward``, checked for in-place changes."""
+        return self._unpack_saved()
+
+    def _unpack_saved(self):
         if self._saved is None:         # not recorded: hand back what was given
             return tuple(self._to_save)
         return tuple(None if s is None else s.unpack(self) for s in self._saved)
@@ -102,9 +118,14 @@ class BackwardCFunction(Node, FunctionCtx):
                 if s is not None:
                     s.release()
 
-    def apply(self, grad_outputs):
+    def apply(self, *grad_outputs):
+        """Call the Function's ``backward`` on ``grad_outputs`` as they are, and return
+        what it returns, unchecked (``grad_fn.apply(g)``, as in PyTorch)."""
+        return self._forward_cls.backward(self, *grad_outputs)
+
+    def _apply(self, grad_outputs):
         """Call the Function's ``backward``, with zeros (or None) for outputs that got no
-        gradient, and check what it returns."""
+        gradient, and check what it returns (the engine's call)."""
         if self._num_outputs > 1 or grad_outputs[0] is None:
             if self._forward_cls._skip_without_gradient and all(g is None for g in grad_outputs):
                 return (None,) * len(self._next_edges)
@@ -121,7 +142,7 @@ class BackwardCFunction(Node, FunctionCtx):
 
     def _run_backward(self, grad_outputs, owned):
         """``apply``, and for each result whether the engine may own it."""
-        results = self.apply(grad_outputs)
+        results = self._apply(grad_outputs)
         return results, self._owns(grad_outputs, owned, results)
 
     def _owns(self, grad_outputs, owned, grad_inputs):
@@ -165,8 +186,9 @@ class BackwardCFunction(Node, FunctionCtx):
         if grad is None or meta is None:
             return None
         if not isinstance(grad, Tensor):
-            raise TypeError(f"function {self.name()} returned a gradient of type "
-                            f"{type(grad).__name__} at index {i}; expected a Tensor or None")
+            raise RuntimeError(f"expected Variable or None (got {type(grad).__name__}): "
+                               f"function {self.name()} returned it as gradient {i}. Return "
+                               "a Tensor (or None) for each input of forward.")
         shape, dtype = meta
         if grad._data.shape != shape:
             if not _expandable(shape, grad._data.shape):
@@ -230,12 +252,30 @@ class FunctionMeta(type):
         # ``grad_fn._saved_self``, ``_saved_result``...: built-in ops name their saved
         # tensors the way PyTorch's nodes expose them.
         node_attrs = {"_forward_cls": cls, "__module__": cls.__module__,
-                      "_is_view": cls._is_view, "_wraps_numbers": cls._wraps_numbers}
+                      "_is_view": cls._is_view, "_wraps_numbers": cls._wraps_numbers,
+                      "_builtin_node": cls._returns_new_gradients}
         for i, saved_name in enumerate(cls._saved_names):
             node_attrs["_saved_" + saved_name] = _saved_property(i, saved_name)
         node_base = getattr(cls, "_node_base", None) or BackwardCFunction
         cls._backward_cls = type(node_name, (node_base,), node_attrs)
         cls._setup_context_style = not getattr(cls.setup_context, "_is_default", False)
+        _choose_backward(cls)
+
+
+def _choose_backward(cls):
+    """A Function defines ``backward`` or, under its other name, ``vjp``; not both."""
+    backward, vjp = cls.backward, cls.vjp
+    if backward is vjp or getattr(vjp, "_is_default", False):
+        return
+    if getattr(backward, "_is_default", False):
+        cls.backward = staticmethod(vjp)
+    else:
+        cls.backward = staticmethod(_both_backward_and_vjp)
+
+
+def _both_backward_and_vjp(ctx, *grad_outputs):
+    raise RuntimeError("Implementing both 'backward' and 'vjp' for a custom Function is not "
+                       "allowed. You should only implement one of them.")
 
 
 class Function(metaclass=FunctionMeta):
@@ -262,12 +302,12 @@ class Function(metaclass=FunctionMeta):
         raise NotImplementedError("You must implement the forward function for custom "
                                   "autograd.Function.")
 
-    @staticmethod
     def backward(ctx, *grad_outputs):
         raise NotImplementedError("You must implement either the backward or vjp method for "
                                   "your custom autograd.Function to use it with backward mode AD.")
 
-    vjp = backward
+    backward._is_default = True
+    backward = vjp = staticmethod(backward)
 
     def setup_context(ctx, inputs, output):
         """Newer style: save what backward needs, given forward's inputs and output.
@@ -281,9 +321,8 @@ class Function(metaclass=FunctionMeta):
     def apply(cls, *args, **kwargs):
         """Run ``forward`` on ``args`` and, when grad mode is on and an input requires
         grad, record the call in the backward graph."""
-        if kwargs:
-            raise TypeError(f"{cls.__name__}.apply() takes positional arguments only; "
-                            "pass every argument of forward by position")
+        if kwargs or cls._setup_context_style:
+            args = _bind_arguments(cls, args, kwargs)
         ctx = cls._backward_cls()                                   # 1. the node
         ctx._to_save, ctx._saved = (), None
         ctx.needs_input_grad = needs_input_grad(args)
@@ -294,6 +333,24 @@ class Function(metaclass=FunctionMeta):
         else:
             finish_unrecorded(ctx, outputs)
         return outputs[0] if type(result) is not tuple else tuple(outputs)
+
+
+def _bind_arguments(cls, args, kwargs):
+    """Keyword arguments of ``apply`` bound to ``forward``'s parameters, with its defaults
+    filled in (always, in the setup_context style), so every argument is positional."""
+    takes_ctx = not cls._setup_context_style
+    bound = _signature(cls).bind(*((None,) if takes_ctx else ()), *args, **kwargs)
+    bound.apply_defaults()
+    return bound.args[1:] if takes_ctx else bound.args
+
+
+def _signature(cls):
+    """``forward``'s signature, kept on the class after the first call."""
+    signature = cls.__dict__.get("_forward_signature")
+    if signature is None:
+        signature = inspect.signature(cls.forward)
+        cls._forward_signature = signature
+    return signature
 
 
 def needs_input_grad(args):
@@ -324,7 +381,10 @@ def as_outputs(result, args, ctx):
     of a view op share their input's version counter.
     """
     outputs = []
-    for o in (result if type(result) is tuple else (result,)):
+    results = result if type(result) is tuple else (result,)
+    if ctx._dirty:
+        _check_dirty_returned(ctx._dirty, results)
+    for o in results:
         if isinstance(o, (np.ndarray, np.generic)):
             o = Tensor._wrap(np.asarray(o))
         elif isinstance(o, Tensor) and _contains(args, o) and not _contains(ctx._dirty, o):
@@ -336,6 +396,15 @@ def as_outputs(result, args, ctx):
     if ctx._is_view:
         _share_version_counter(args[0], outputs)
     return outputs
+
+
+def _check_dirty_returned(dirty, results):
+    for t in dirty:
+        if not _contains(results, t):
+            raise RuntimeError(
+                "Some elements marked as dirty during the forward method were not returned as "
+                "output. The inputs that are modified inplace must all be outputs of the "
+                "Function: return each tensor you pass to ctx.mark_dirty.")
 
 
 def _contains(sequence, obj):
@@ -351,6 +420,8 @@ def _share_version_counter(base, outputs):
     for t in outputs:
         t._version_counter = base._version_counter
         t._base = base if base._base is None else base._base
+        if base._is_inference:
+            t._is_inference = True          # a view of an inference tensor is one too
 
 
 def finish_unrecorded(ctx, outputs):
@@ -479,9 +550,10 @@ def _output_number(t, outputs, ctx):
 def _refuse_inference_tensor(t):
     if t._is_inference:                 # checked again: callers test it inline first
         raise RuntimeError(
-            "Inference tensors cannot be saved for backward. To work around you can make a "
-            "clone to get a normal tensor and use it in autograd, or use minitorch.no_grad() "
-            "instead of minitorch.inference_mode().")
+            "Inference tensors cannot be saved for backward. Please do not use Tensors "
+            "created in inference mode in computation tracked by autograd. To work around "
+            "this, you can make a clone to get a normal tensor and use it in autograd, or use "
+            "`minitorch.no_grad()` instead of `minitorch.inference_mode()`.")
 
 
 class InplaceFunction(Function):

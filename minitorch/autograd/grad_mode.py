@@ -136,8 +136,8 @@ class set_grad_enabled(_Mode):
 
     def __init__(self, mode):
         if not isinstance(mode, bool):
-            raise TypeError(f"set_grad_enabled expects a bool (True or False), "
-                            f"got {type(mode).__name__}")
+            raise TypeError(f"set_grad_enabled(): argument 'enabled' (position 1) must be "
+                            f"bool, not {type(mode).__name__}. Pass True or False.")
         self.mode = mode
         self.prev = _state.enabled
         _state.enabled = mode
@@ -162,7 +162,9 @@ class inference_mode(_Mode):
 
     Inside it nothing is recorded, and every tensor created is an *inference
     tensor*: using one later in an operation that autograd records raises a
-    RuntimeError.  ``inference_mode(False)`` does nothing, as in PyTorch.
+    RuntimeError.  ``inference_mode(False)`` switches inference mode off and grad
+    mode on inside the block (inside an ``inference_mode()`` block it makes normal
+    tensors again), as in PyTorch.
     """
 
     def __new__(cls, mode=True):
@@ -179,9 +181,8 @@ class inference_mode(_Mode):
         self.mode = mode
 
     def _switch_on(self):
-        if self.mode:
-            _state.enabled = False
-            _state.inference = True
+        _state.enabled = not self.mode
+        _state.inference = self.mode
 
     def clone(self):
         return self.__class__(self.mode)

@@ -19,6 +19,7 @@ Nodes also carry the hooks that ``Tensor.register_hook``, ``retain_grad``,
 sequence number that fixes the order in which the engine runs them.
 """
 
+import inspect
 import itertools
 import threading
 import weakref
@@ -49,6 +50,12 @@ class Node:
     _retained = None            # {output_nr: weakref to a tensor that called retain_grad}
     _hooked = False             # set when any of the above is registered
     _num_outputs = 1
+    _builtin_node = True        # minitorch's own node: its ``name`` cannot be reassigned
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        if inspect.isfunction(cls.__dict__.get("name")):     # a subclass's own name()
+            cls.name = _NodeName(cls.__dict__["name"])
 
     def name(self):
         """The node's name as PyTorch spells it, e.g. ``MulBackward0``."""
@@ -120,7 +127,7 @@ class Node:
         self._retained[output_nr] = weakref.ref(tensor)
 
     # ----- running ----------------------------------------------------------------------
-    def apply(self, grad_outputs):
+    def _apply(self, grad_outputs):
         """The gradients of the inputs (one per edge), given those of the outputs."""
         raise NotImplementedError
 
@@ -130,15 +137,40 @@ class Node:
     def _run_backward(self, grad_outputs, owned):
         """``apply``, and for each result whether the engine may treat it as its own
         (nobody else holds it): unknown here, so no."""
-        results = self.apply(grad_outputs)
+        results = self._apply(grad_outputs)
         return results, (False,) * len(results)
 
     def __call__(self, *grad_outputs):
         """Run this node's backward directly, outside the engine (as ``grad_fn(grad)``)."""
-        return self.apply(list(grad_outputs))
+        return self._apply(list(grad_outputs))
 
     def __repr__(self):
         return f"<{self.name()} object at {id(self):#x}>"
+
+
+class _NodeName:
+    """``node.name()``.  On minitorch's own nodes ``name`` is read-only, as on PyTorch's
+    (C++) nodes; the ctx of a custom Function may still store an attribute ``name``."""
+
+    def __init__(self, method):
+        self.method = method
+        self.__doc__ = method.__doc__
+
+    def __get__(self, node, owner=None):
+        if node is None:
+            return self.method
+        own = node.__dict__.get("name") if not node._builtin_node else None
+        return self.method.__get__(node, owner) if own is None else own
+
+    def __set__(self, node, value):
+        if node._builtin_node:
+            raise AttributeError(f"'{type(node).__name__}' object attribute 'name' is "
+                                 "read-only: a node's name comes from the operation that "
+                                 "made it. Keep your own labels in node.metadata.")
+        node.__dict__["name"] = value
+
+
+Node.name = _NodeName(Node.__dict__["name"])
 
 
 def _add(hooks, hook):
@@ -155,7 +187,7 @@ class GraphRoot(Node):
         self._sequence_nr = _LAST
         self.seeds = list(seeds)
 
-    def apply(self, grad_outputs):
+    def _apply(self, grad_outputs):
         seeds, self.seeds = self.seeds, None
         return seeds
 
@@ -190,7 +222,7 @@ class AccumulateGrad(Node):
         hooks = self.variable._backward_hooks
         return ((0, hooks),) if hooks else ()
 
-    def apply(self, grad_outputs):
+    def _apply(self, grad_outputs):
         """Add the gradient into the leaf's ``.grad`` now (when called directly).
 
         The engine does not call this: it keeps a leaf's gradient until the
@@ -208,14 +240,16 @@ def accumulate_grad(variable, grad, owned):
     it, and nobody else can reach it), and as a copy otherwise, so ``.grad``
     never shares memory with another tensor.  Later gradients are added in
     place, so ``.grad`` stays the same object.  Under ``create_graph=True``
-    (grad mode on during backward) the sum is a recorded, out-of-place op, so
-    the gradient can itself be differentiated.
+    (grad mode on during backward) the copy and the sum are recorded,
+    out-of-place ops (``CopyBackwards``, ``AddBackward0``), so the gradient can
+    itself be differentiated.  The lock makes each update whole: threads running
+    backward into the same leaf lose none of each other's gradients.
     """
     with _accumulate_lock:
         ### BEGIN SOLUTION 4.4
         old = variable._grad
         if is_grad_enabled():
-            variable._grad = grad if old is None else old + grad
+            variable._grad = _recorded_copy(grad) if old is None else old + grad
         elif old is None:
             variable._grad = grad if owned else grad.clone()
         elif old.requires_grad:
@@ -223,3 +257,8 @@ def accumulate_grad(variable, grad, owned):
         else:
             old.add_(grad)
         ### END SOLUTION 4.4
+
+
+def _recorded_copy(grad):
+    """A copy of ``grad`` into new memory, recorded (as ``copy_``) when grad mode is on."""
+    return grad.new_empty(grad.shape).copy_(grad)

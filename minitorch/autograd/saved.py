@@ -17,6 +17,7 @@ saved and an unpack hook gives it back; chapter 5 uses them to watch what
 each operation saves.
 """
 
+import re
 import threading
 
 from .._dtype import from_numpy_dtype
@@ -106,14 +107,26 @@ def _checked_unpack(unpack_hook, packed):
 
 def _modified_message(saved, node, current):
     data = saved.data
-    where = ("an input of " + node.name() if saved.output_nr is None
-             else f"output {saved.output_nr} of {node.name()}")
+    shape = ", ".join(map(str, data.shape))
     return ("one of the variables needed for gradient computation has been modified by an "
-            f"inplace operation: [torch.{_type_name(data)}Tensor [{', '.join(map(str, data.shape))}]], "
-            f"which is {where}, is at version {current}; expected version "
+            f"inplace operation: [torch.{_type_name(data)}Tensor [{shape}]]"
+            f"{_which_is(saved, node)} is at version {current}; expected version "
             f"{saved.saved_version} instead. Hint: do the in-place operation on a clone "
             "(x = x.clone()) or after backward, or use the out-of-place version of the "
             "operation.")
+
+
+def _which_is(saved, node):
+    """PyTorch's ", which is output 0 of Mul," naming the op that made the tensor: the
+    saving node for a saved output, the tensor's grad_fn for a saved input (none for a leaf)."""
+    if saved.output_nr is not None:
+        maker, nr = node, saved.output_nr
+    elif saved.tensor is not None and saved.tensor._grad_fn is not None:
+        maker, nr = saved.tensor._grad_fn, saved.tensor._output_nr
+    else:
+        return ""
+    op = re.sub(r"Backward\d*$", "", maker.name().replace("torch::autograd::", ""))
+    return f", which is output {nr} of {op},"
 
 
 def _type_name(data):
@@ -159,7 +172,7 @@ class saved_tensors_hooks:
         _hooks.stack = _hooks.stack + ((self.pack_hook, self.unpack_hook),)
         with _active_lock:
             _active[0] += 1
-        return self
+        return None                 # as in PyTorch: ``with ... as h`` binds None
 
     def __exit__(self, *exc):
         _hooks.stack = _hooks.stack[:-1]

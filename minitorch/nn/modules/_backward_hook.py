@@ -88,6 +88,7 @@ class BackwardHook:
             return None     # gradient reached the inputs without passing through the outputs
         # An input that needs no grad gets zeros, as in PyTorch (its identity output was
         # non-differentiable, and backward fills the gradient of such an output with zeros).
+        missing = [g is None for g in grad_inputs]
         grad_inputs = [Tensor._wrap(np.zeros_like(data)) if g is None else g
                        for g, data in zip(grad_inputs, self.input_zeros)]
         grads = _pack(self.input_tensors_index, grad_inputs, self.n_inputs)
@@ -100,7 +101,9 @@ class BackwardHook:
                                    f"got {len(result)}, but expected {len(grads)}")
             grads = result
         self.grad_outputs = None
-        return tuple(grads[i] for i in self.input_tensors_index)
+        # A node hook may not put a gradient where none flows (PyTorch refuses it too).
+        return tuple(None if none else grads[i]
+                     for i, none in zip(self.input_tensors_index, missing))
 
     # ----- outputs: the first node backward reaches -------------------------------
     def setup_output_hook(self, result):
