@@ -87,8 +87,8 @@ class BatchNorm1d(Module):
                             else None,
                             self.weight, self.bias, use_batch_stats, factor, self.eps)
 
-    def _plan_load_from_state_dict(self, state_dict, prefix, local_metadata, strict,
-                                   missing_keys, unexpected_keys, error_msgs):
+    def _load_from_state_dict(self, state_dict, prefix, local_metadata, strict,
+                              missing_keys, unexpected_keys, error_msgs):
         # Checkpoints older than version 2 of this layer have no num_batches_tracked:
         # keep the current count instead of reporting the key as missing.
         version = local_metadata.get("version")
@@ -96,8 +96,8 @@ class BatchNorm1d(Module):
         if (version is None or version < 2) and self.track_running_stats and key not in state_dict:
             state_dict[key] = self.num_batches_tracked if self.num_batches_tracked is not None \
                 else tensor(0, dtype=int64)
-        return super()._plan_load_from_state_dict(state_dict, prefix, local_metadata, strict,
-                                                  missing_keys, unexpected_keys, error_msgs)
+        super()._load_from_state_dict(state_dict, prefix, local_metadata, strict,
+                                      missing_keys, unexpected_keys, error_msgs)
 
     def extra_repr(self):
         return ("{num_features}, eps={eps}, momentum={momentum}, affine={affine}, bias={use_bias}, "
