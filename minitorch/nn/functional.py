@@ -19,10 +19,27 @@ from .._tensor import Tensor
 from .._random import generator
 from ..autograd.function import once_differentiable
 from ..ops._common import BuiltinFunction, binary_operands, wrap
+from ..ops.inplace import check_in_place
 from ..ops.linalg import Addmm
+from .modules._backward_hook import BackwardHookFunction
+from .parameter import Parameter
 
 __all__ = ["linear", "relu", "sigmoid", "tanh", "softmax", "log_softmax", "dropout",
            "mse_loss", "cross_entropy", "nll_loss", "batch_norm"]
+
+
+# ----- argument checks --------------------------------------------------------------------
+def _check_tensor(function, name, position, value):
+    """PyTorch's TypeError for an argument that must be a Tensor."""
+    if not isinstance(value, Tensor):
+        raise TypeError(f"{function}(): argument '{name}' (position {position}) must be Tensor, "
+                        f"not {type(value).__name__}")
+
+
+def _check_bool(function, name, position, value):
+    if not isinstance(value, bool):
+        raise TypeError(f"{function}(): argument '{name}' (position {position}) must be bool, "
+                        f"not {type(value).__name__}")
 
 
 # ----- linear ----------------------------------------------------------------------------
@@ -32,26 +49,83 @@ def linear(input, weight, bias=None):
     ``weight`` has shape ``(out_features, in_features)``; ``input`` may have
     any number of leading dims (they are folded into rows, as PyTorch does).
     """
-    if not isinstance(input, Tensor) or not isinstance(weight, Tensor):
-        raise TypeError(f"linear(): argument 'input' and 'weight' must be Tensors, not "
-                        f"{type(input).__name__} and {type(weight).__name__}")
+    if type(input) is not Tensor or type(weight) is not Parameter:     # the usual case passes
+        _check_tensor("linear", "input", 1, input)
+        _check_tensor("linear", "weight", 2, weight)
+    if bias is not None and not isinstance(bias, Tensor):
+        _check_tensor("linear", "bias", 3, bias)
     if input.ndim == 0:
         raise RuntimeError(f"both arguments to linear need to be at least 1D, but they are 0D "
                            f"and {weight.ndim}D")
     if bias is None:
         return input.matmul(weight.t())
+    if input._data.dtype != weight._data.dtype or bias._data.dtype != weight._data.dtype:
+        _linear_dtype_error(input, weight, bias)
     if input.ndim == 2:
         return Addmm.apply(bias, input, weight.t())
     rows = input.reshape(-1, input.shape[-1])
     return Addmm.apply(bias, rows, weight.t()).view(*input.shape[:-1], weight.shape[0])
 
 
+def _linear_dtype_error(input, weight, bias):
+    """PyTorch's addmm messages: input and weight first, then the bias ("self")."""
+    if input.dtype != weight.dtype:
+        raise RuntimeError(f"mat1 and mat2 must have the same dtype, but got "
+                           f"{input.dtype.type_name} and {weight.dtype.type_name}: convert the "
+                           f"input with .to({weight.dtype}) (or the layer with .to({input.dtype}))")
+    raise RuntimeError(f"self and mat2 must have the same dtype, but got {bias.dtype.type_name} "
+                       f"and {weight.dtype.type_name}: the bias and the weight need one dtype")
+
+
 # ----- activations -----------------------------------------------------------------------
 def relu(input, inplace=False):
     """``max(0, x)`` elementwise (its gradient at 0 is 0, as in PyTorch)."""
+    if type(input) is not Tensor:
+        _check_tensor("relu", "input", 1, input)
+    if input._data.dtype == np.bool_:
+        raise RuntimeError("Boolean inputs not supported for relu: convert the tensor with "
+                           ".float() first")
     if inplace:
-        return input.copy_(input.relu())
+        _check_in_place_target(input)
+        return ReluInplace.apply(input)
     return input.relu()
+
+
+def _check_in_place_target(input):
+    """Refuse, before any memory is touched, an in-place change autograd could not follow."""
+    node = input._grad_fn
+    if node is not None and getattr(node, "_forward_cls", None) is BackwardHookFunction:
+        raise RuntimeError(
+            f"Output {input._output_nr} of BackwardHookFunction is a view and is being modified "
+            "inplace. This view was created inside a custom Function (or because an input was "
+            "returned as-is) and the autograd logic to handle view+inplace would override the "
+            "custom backward associated with the custom Function, leading to incorrect "
+            "gradients. This behavior is forbidden. You can fix this by cloning the output of "
+            "the custom Function.")
+    check_in_place(input)
+
+
+class ReluInplace(BuiltinFunction):
+    """``relu_``: negative values set to 0 in the input's own memory."""
+    _backward_name = "ReluBackward0"
+    _saved_names = ("result",)
+
+    @staticmethod
+    def forward(ctx, a):
+        np.maximum(a._data, 0, out=a._data)
+        ctx.mark_dirty(a)
+        ctx.save_for_backward(a)
+        return a
+
+    @staticmethod
+    def backward(ctx, grad):
+        result, = ctx.saved_tensors
+        return grad * (result > 0)
+
+    @staticmethod
+    def backward_on_arrays(ctx, grad):
+        result, = ctx.saved_arrays
+        return grad * (result > 0)
 
 
 def sigmoid(input):
@@ -92,10 +166,14 @@ def dropout(input, p=0.5, training=True, inplace=False):
     """In training, zero each element with probability ``p`` and scale the rest by
     ``1/(1-p)`` (expected values unchanged); otherwise return ``input`` unchanged."""
     _check_p(p)
+    _check_tensor("dropout", "input", 1, input)
+    _check_bool("dropout", "train", 3, training)
     if not training or p == 0:
         return input
     if not input.is_floating_point():
-        raise RuntimeError("dropout needs a floating point input; convert with .float()")
+        raise RuntimeError(f"result type Float can't be cast to the desired output type "
+                           f"{input.dtype.type_name}: dropout scales its input, so it needs a "
+                           "floating point tensor (convert it with .float())")
     x = input._data
     if p == 1:
         mask = np.zeros_like(x)
@@ -111,20 +189,23 @@ def dropout(input, p=0.5, training=True, inplace=False):
 _REDUCTIONS = ("none", "mean", "sum")
 
 
-def _reduction(reduction, size_average=None, reduce=None):
-    """The reduction, also from PyTorch's deprecated ``size_average``/``reduce`` flags."""
-    if size_average is not None or reduce is not None:
-        warnings.warn("size_average and reduce args will be deprecated, please use "
-                      "reduction='mean' (or 'sum', 'none') instead.", UserWarning, stacklevel=3)
-        size_average = True if size_average is None else size_average
-        reduce = True if reduce is None else reduce
-        reduction = "none" if not reduce else ("mean" if size_average else "sum")
-    if reduction not in _REDUCTIONS:
-        raise ValueError(f"{reduction} is not a valid value for reduction")
+def _legacy_reduction(size_average, reduce, stacklevel=4):
+    """The reduction that PyTorch's deprecated ``size_average``/``reduce`` flags ask for."""
+    size_average = True if size_average is None else size_average
+    reduce = True if reduce is None else reduce
+    reduction = "none" if not reduce else ("mean" if size_average else "sum")
+    warnings.warn("size_average and reduce args will be deprecated, please use "
+                  f"reduction='{reduction}' instead.", UserWarning, stacklevel=stacklevel)
     return reduction
 
 
-_check_reduction = _reduction
+def _reduction(reduction, size_average=None, reduce=None):
+    """The reduction, also from the deprecated flags; checked when the loss is computed."""
+    if size_average is not None or reduce is not None:
+        reduction = _legacy_reduction(size_average, reduce)
+    if reduction not in _REDUCTIONS:
+        raise ValueError(f"{reduction} is not a valid value for reduction")
+    return reduction
 
 
 def _reduce(loss, reduction):
@@ -173,6 +254,8 @@ class MseLoss(BuiltinFunction):
 
 def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
     """Mean (or sum, or none) of ``(input - target) ** 2``."""
+    _check_tensor("mse_loss", "input", 1, input)
+    _check_tensor("mse_loss", "target", 2, target)
     reduction = _reduction(reduction, size_average, reduce)
     if target.shape != input.shape:
         warnings.warn(f"Using a target size ({target.shape}) that is different to the input "
@@ -239,15 +322,21 @@ def _nll_slope(ctx):
 
 
 def _check_class_targets(input, target):
-    if not isinstance(target, Tensor):
-        raise TypeError(f"target must be a Tensor of class indices, not {type(target).__name__}")
-    if target.dtype.name not in ("int64", "uint8"):
-        raise RuntimeError(f"expected target dtype to be Long or Byte, but got "
-                           f"{target.dtype.type_name}")
+    """PyTorch's checks, in its order: batch sizes, one target per sample (for (N, C)
+    inputs), integer classes."""
     batch = target.shape[0] if target.ndim else 0
     if input.shape[0] != batch:
         raise ValueError(f"Expected input batch_size ({input.shape[0]}) to match target "
                          f"batch_size ({batch}).")
+    if input.ndim == 2 and target.ndim > 1:
+        raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
+    _check_target_dtype(target)
+
+
+def _check_target_dtype(target):
+    if target.dtype.name not in ("int64", "uint8"):
+        raise RuntimeError(f"expected target dtype to be Long or Byte, but got "
+                           f"{target.dtype.type_name}")
 
 
 def _check_targets_in_range(target, n_classes, ignore_index):
@@ -262,13 +351,17 @@ def _as_rows(input, target):
     (N, C, d1, ...) inputs become rows of C with their (N, d1, ...) targets flattened.
     Returns the rows, their targets, and the shape to give a per-element loss back."""
     if input.ndim == 1:
-        _check_class_targets(input.unsqueeze(0), target.reshape(-1))
+        if target.ndim > 1:
+            raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
+        if target.numel() != 1:
+            raise RuntimeError(f"size mismatch (got input: {list(input.shape)}, target: "
+                               f"{list(target.shape)})")
+        _check_target_dtype(target)
         return input.unsqueeze(0), target.reshape(1), tuple(target.shape)
-    _check_class_targets(input, target)
     if input.ndim == 2:
-        if target.ndim != 1:
-            raise RuntimeError(f"0D or 1D target tensor expected, multi-target not supported")
+        _check_class_targets(input, target)
         return input, target, None
+    _check_class_targets(input, target)
     if tuple(target.shape) != tuple(input.shape[:1] + input.shape[2:]):
         raise RuntimeError(f"Expected target size {list(input.shape[:1] + input.shape[2:])}, "
                            f"got {list(target.shape)}")
@@ -279,8 +372,12 @@ def _as_rows(input, target):
 def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None,
              reduction="mean"):
     """Negative log-likelihood of ``target`` classes, given log-probabilities ``input``."""
+    _check_tensor("nll_loss_nd", "input", 1, input)
+    _check_tensor("nll_loss_nd", "target", 2, target)
     reduction = _reduction(reduction, size_average, reduce)
-    _check_float(input, "nll_loss_forward_reduce_cuda_kernel_2d_index")
+    if input.ndim == 0:
+        raise ValueError("Expected 1 or more dimensions (got 0)")
+    _check_float(input, "nll_loss_out_frame")
     rows, labels, layout = _as_rows(input, target)
     _check_targets_in_range(labels, rows.shape[1], ignore_index)
     if weight is not None and tuple(weight.shape) != (rows.shape[1],):
@@ -303,15 +400,25 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
     equal to ``ignore_index`` do not count; ``label_smoothing`` mixes the target
     with the uniform distribution.
     """
+    _check_tensor("cross_entropy_loss", "input", 1, input)
+    _check_tensor("cross_entropy_loss", "target", 2, target)
     reduction = _reduction(reduction, size_average, reduce)
     _check_float(input, "log_softmax_lastdim_kernel_impl")
-    if not 0.0 <= label_smoothing <= 1.0:
+    if label_smoothing > 1.0:
         raise RuntimeError(f"label_smoothing must be between 0.0 and 1.0. Got: "
                            f"{label_smoothing}")
-    class_dim = 0 if input.ndim == 1 else 1
-    logp = input.log_softmax(class_dim)
-    if target.dtype.is_floating_point and target.shape == input.shape:
+    class_dim = 0 if input.ndim <= 1 else 1
+    if target.shape == input.shape:         # one probability per class
+        if not target.is_floating_point():
+            raise RuntimeError("Expected floating point type for target with class "
+                               f"probabilities, got {target.dtype.type_name}: give class "
+                               "indices one dimension less than the input, or probabilities "
+                               "as floats")
+        logp = input.log_softmax(class_dim)
         return _soft_cross_entropy(logp, target, weight, reduction, label_smoothing, class_dim)
+    if input.ndim == 0:
+        raise ValueError("Expected 1 or more dimensions (got 0)")
+    logp = input.log_softmax(class_dim)
     loss = nll_loss(logp, target, weight, ignore_index=ignore_index, reduction=reduction)
     if not label_smoothing:
         return loss
@@ -411,6 +518,7 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
     _check_float(input, "batch_norm")
     if input.ndim < 2:
         raise ValueError(f"expected 2D or 3D input (got {input.ndim}D input)")
+    _check_same_dtype(input, weight, bias, running_mean, running_var)
     x = input._data
     if training:
         dims = (0,) + tuple(range(2, x.ndim))
@@ -431,6 +539,19 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
         raise RuntimeError(f"running_mean should contain {x.shape[1]} elements not "
                            f"{mean.shape[0] if mean.ndim else 1}")
     return NativeBatchNorm.apply(input, weight, bias, mean, var, eps, training)
+
+
+def _check_same_dtype(input, *parameters):
+    """Normalisation layers refuse parameters of another dtype than the input (CPU rules)."""
+    for p in parameters:
+        if p is not None and p.dtype != input.dtype:
+            if input.dtype.name == "float64":
+                raise RuntimeError("mixed dtype (CPU): all inputs must share same datatype. "
+                                   f"The input is float64 and a parameter is {p.dtype.name}: "
+                                   "convert the layer with .double() or the input with .float()")
+            raise RuntimeError(f"mixed dtype (CPU): expect parameter to have scalar type of "
+                               f"{input.dtype.type_name}: convert the layer with "
+                               f".to({input.dtype}) or the input with .to({p.dtype})")
 
 
 def _blend(running, batch_value, momentum):

@@ -12,9 +12,13 @@ __all__ = ["MSELoss", "CrossEntropyLoss"]
 
 
 class _Loss(Module):
+    """Stores ``reduction`` (also from the deprecated ``size_average``/``reduce`` flags).
+    As in PyTorch, an unknown reduction is refused when the loss is computed."""
+
     def __init__(self, size_average=None, reduce=None, reduction="mean"):
         super().__init__()
-        F._check_reduction(reduction)
+        if size_average is not None or reduce is not None:
+            reduction = F._legacy_reduction(size_average, reduce, stacklevel=3)
         self.reduction = reduction
 
 

@@ -711,7 +711,8 @@ class Module:
         for hook_id, hook in itertools.chain(_global_forward_hooks.items(), self._forward_hooks.items()):
             if called is not None:
                 called.add(hook_id)
-            if hook_id in self._forward_hooks_with_kwargs or hook_id in _global_forward_hooks_with_kwargs:
+            if hook_id in self._forward_hooks_with_kwargs or \
+                    hook_id in _global_forward_hooks_with_kwargs:
                 hook_result = hook(self, args, kwargs, result)
             else:
                 hook_result = hook(self, args, result)
