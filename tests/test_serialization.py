@@ -472,3 +472,27 @@ def test_save_writes_through_symbolic_links(tmp_path):
     os.symlink(real_folder / "next-target.ckpt", dangling)
     torch.save(2, dangling)                                 # like open(dangling, "wb")
     assert torch.load(real_folder / "next-target.ckpt") == 2 and os.path.islink(dangling)
+
+
+def test_pytorchs_load_and_save_options():
+    # as PyTorch 2.13: map_location may name the CPU in any form; pickle's options pass;
+    # CUDA, unknown devices, unknown keywords and mmap on a file object are refused
+    buffer = _saved_bytes({"x": torch.ones(2)})
+    for location in ("cpu", torch.device("cpu"), {"cpu": "cpu"}, lambda storage, loc: storage):
+        buffer.seek(0)
+        assert torch.load(buffer, map_location=location)["x"].tolist() == [1.0, 1.0]
+    buffer.seek(0)
+    assert torch.load(buffer, weights_only=False, encoding="latin1")["x"].tolist() == [1.0, 1.0]
+    for location, error in (("cuda", "Attempting to deserialize object on a CUDA device"),
+                            ("xyz", "don't know how to restore data location")):
+        buffer.seek(0)
+        with pytest.raises(RuntimeError, match=error):
+            torch.load(buffer, map_location=location)
+    with pytest.raises(TypeError, match="unexpected keyword argument 'bogus'"):
+        torch.load(buffer, bogus=1)
+    with pytest.raises(ValueError, match="f must be a file path in order to use the mmap"):
+        torch.load(buffer, mmap=True)
+    out = io.BytesIO()
+    torch.save({"x": 1}, out, pickle_protocol=4)
+    out.seek(0)
+    assert torch.load(out) == {"x": 1}
