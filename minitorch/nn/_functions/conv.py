@@ -5,9 +5,8 @@ value is a dot product between the kernel and one *window* of the padded
 input.  numpy can show all the windows at once without copying anything:
 ``as_strided`` gives a view of shape ``(batch, channels, *out, *kernel)``
 whose strides step by ``stride`` along the output axes and by ``dilation``
-along the kernel axes.  The convolution is then one ``tensordot`` of that
-view with the weight (numpy copies the windows into a matrix, "im2col", and
-calls one matrix product).
+along the kernel axes.  Copied into a matrix with one row per window
+("im2col"), the convolution is one matrix product with the weight.
 
 The backward needs two more maps, and the three are bilinear, each the
 other's derivative:
@@ -16,8 +15,8 @@ other's derivative:
 * ``input_grad(g, w)``: the gradient for ``x``, each output gradient
   scattered back over the window it came from ("col2im": one matrix product,
   then one strided addition per kernel offset);
-* ``weight_grad(x, g)``: the gradient for ``w``, a ``tensordot`` of the
-  windows with the output gradient.
+* ``weight_grad(x, g)``: the gradient for ``w``, the output gradient
+  (one row per window) times the im2col matrix.
 
 Each is a Function whose backward calls the other two, so gradients of
 gradients (``create_graph=True``, ``gradgradcheck``) work to any order.
@@ -25,6 +24,7 @@ The same code serves 1, 2 (and 3) spatial dimensions.
 """
 
 import itertools
+import math
 from collections import namedtuple
 
 import numpy as np
@@ -78,23 +78,36 @@ def _groups(channels, groups):
 
 
 # ----- the three maps, on arrays -------------------------------------------------------------
+def im2col(win):
+    """The windows ``(batch, C, *out, *kernel)`` as a matrix with one row per (sample,
+    output position) and one column per (channel, kernel offset): the one copy made."""
+    n = (win.ndim - 2) // 2
+    order = (0,) + tuple(range(2, 2 + n)) + (1,) + tuple(range(2 + n, 2 + 2 * n))
+    rows = win.shape[0] * math.prod(win.shape[2:2 + n])
+    return np.ascontiguousarray(win.transpose(order)).reshape(rows, -1)
+
+
+def _as_rows(g):
+    """``(batch, C, *out)`` as a matrix with one row per (sample, output position)."""
+    return np.moveaxis(g, 1, -1).reshape(-1, g.shape[1])
+
+
 def conv_array(x, w, geometry):
     """The convolution of ``x`` (batch, C_in, *spatial) with ``w`` (C_out, C_in/groups,
     *kernel), without bias: (batch, C_out, *out)."""
-    n = w.ndim - 2
     kernel = w.shape[2:]
     out = _out_shape(x.shape[2:], kernel, geometry)
     win = windows(pad_array(x, geometry.padding), kernel, geometry.stride, geometry.dilation, out)
-    axes = ([1] + list(range(2 + n, 2 + 2 * n)), [1] + list(range(2, 2 + n)))
-    parts = [np.tensordot(win[:, cin], w[cout], axes=axes) for cin, cout in
+    parts = [im2col(win[:, cin]) @ w[cout].reshape(w[cout].shape[0], -1).T for cin, cout in
              zip(_groups(x.shape[1], geometry.groups), _groups(w.shape[0], geometry.groups))]
     result = parts[0] if len(parts) == 1 else np.concatenate(parts, axis=-1)
+    result = result.reshape((x.shape[0],) + tuple(out) + (w.shape[0],))
     return np.ascontiguousarray(np.moveaxis(result, -1, 1))        # (batch, C_out, *out)
 
 
 def input_grad_array(g, w, input_shape, geometry):
     """The gradient for the input: each window's share of ``g`` (batch, C_out, *out)
-    added back where the window was read."""
+    added back where the window was read ("col2im")."""
     n = w.ndim - 2
     kernel = w.shape[2:]
     padded = input_shape[:2] + tuple(size + b + a for size, (b, a) in
@@ -103,26 +116,28 @@ def input_grad_array(g, w, input_shape, geometry):
     out = g.shape[2:]
     for cin, cout in zip(_groups(input_shape[1], geometry.groups),
                          _groups(w.shape[0], geometry.groups)):
-        # cols[c, *k, b, *o] = sum over output channels of w[o_c, c, *k] * g[b, o_c, *o]
-        cols = np.tensordot(w[cout], g[:, cout], axes=([0], [1]))
+        wg = w[cout]
+        # cols[b, *o, c, *k] = sum over output channels of g[b, o_c, *o] * w[o_c, c, *k]
+        cols = (_as_rows(g[:, cout]) @ wg.reshape(wg.shape[0], -1)).reshape(
+            (g.shape[0],) + tuple(out) + wg.shape[1:])
+        cols = np.moveaxis(cols, 1 + n, 1)                  # (batch, c, *out, *kernel)
         for k in itertools.product(*(range(size) for size in kernel)):
             where = tuple(slice(i * d, i * d + s * (o - 1) + 1, s) for i, d, s, o in
                           zip(k, geometry.dilation, geometry.stride, out))
-            gxp[(slice(None), cin) + where] += cols[(slice(None),) + k].swapaxes(0, 1)
+            gxp[(slice(None), cin) + where] += cols[(Ellipsis,) + k]
     inner = tuple(slice(b, b + size) for size, (b, _) in zip(input_shape[2:], geometry.padding))
     return np.ascontiguousarray(gxp[(slice(None), slice(None)) + inner])
 
 
 def weight_grad_array(x, g, weight_shape, geometry):
     """The gradient for the weight: each window times the gradient of its output."""
-    n = len(weight_shape) - 2
     kernel = weight_shape[2:]
     out = g.shape[2:]
     win = windows(pad_array(x, geometry.padding), kernel, geometry.stride, geometry.dilation, out)
-    axes = ([0] + list(range(2, 2 + n)), [0] + list(range(2, 2 + n)))
-    parts = [np.tensordot(g[:, cout], win[:, cin], axes=axes) for cin, cout in
+    parts = [(_as_rows(g[:, cout]).T @ im2col(win[:, cin])) for cin, cout in
              zip(_groups(x.shape[1], geometry.groups), _groups(weight_shape[0], geometry.groups))]
-    return parts[0] if len(parts) == 1 else np.concatenate(parts, axis=0)
+    result = parts[0] if len(parts) == 1 else np.concatenate(parts, axis=0)
+    return result.reshape(weight_shape)
 
 
 def _bias_dims(ndim):
