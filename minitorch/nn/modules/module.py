@@ -17,10 +17,17 @@ Modules nest: ``_modules`` makes a tree, and the iterators (``parameters``,
 all walk that tree in the same order: a module's own entries first, then its
 children in registration order.
 
-Calling a module runs ``_call_impl``: with no hooks anywhere it is just
+Calling a module runs ``__call__`` = ``_wrapped_call_impl``, which calls
+``_call_impl`` (as in PyTorch 2.x): with no hooks anywhere it is just
 ``forward``; otherwise global then local forward pre-hooks, backward-hook
 set-up on the inputs, ``forward``, global then local forward hooks, and
-backward-hook set-up on the outputs.
+backward-hook set-up on the outputs.  If any step raises, the forward hooks
+registered with ``always_call=True`` still run before the error propagates.
+
+``load_state_dict`` walks the tree and lets each module load its own entries
+with ``_load_from_state_dict`` (PyTorch's extension point: a layer overrides
+it to read old checkpoints), then runs the load post-hooks and raises all the
+errors together.
 """
 
 import contextlib
