@@ -37,9 +37,17 @@ old file (or none), never half of a new one.  As with ``open(path, "wb")``,
 the file is written through symbolic links, a new file gets the
 permissions the umask allows, and an existing file keeps its own.
 
-Unlike ``torch.save``, views are saved as their own values (not their whole
-base), and sharing between different tensor objects is not kept: only the
-same tensor object saved twice comes back as one object.
+Tensors that share memory (views of one tensor, saved together) share it
+again after loading, as with ``torch.save``: their values are stored once,
+as a *storage* (``storages/<s>.npy``, the span of memory they cover), and
+each such tensor is described by its storage, offset and strides.  A tensor
+that shares memory with no other saved tensor is stored alone, with only its
+own values (``torch.save`` would store its whole base).  The same tensor
+object saved twice comes back as one object.
+
+Besides tensors and containers, a checkpoint can hold ``Size`` objects and
+dtypes.  Version 2 of the format added storages, sizes and dtypes; a file
+that uses none of them is written as version 1, which older minitorch reads.
 """
 
 import ast
@@ -49,6 +57,7 @@ import io
 import json
 import math
 import os
+import pickle
 import re
 import secrets
 import stat
@@ -57,17 +66,22 @@ import warnings
 import zipfile
 import zlib
 from collections import OrderedDict
+from collections.abc import Mapping
 
 import numpy as np
 
-from ._tensor import Tensor
+from . import _dtype
+from ._tensor import Size, Tensor
 
 __all__ = ["save", "load", "CheckpointError"]
 
 FORMAT = "minitorch-checkpoint"
-VERSION = 1
+VERSION = 2                      # the newest version written; every version up to it is read
 MANIFEST = "manifest.json"
 _DTYPES = {name: np.dtype(name) for name in ("float32", "float64", "int64", "bool")}
+_DTYPE_OBJECTS = {d.name: d for d in (_dtype.float32, _dtype.float64, _dtype.float16, _dtype.int64,
+                                      _dtype.int32, _dtype.int16, _dtype.int8, _dtype.uint8,
+                                      _dtype.bool)}
 
 MAX_DEPTH = 64                   # containers nested in containers (state dicts need about 4)
 MAX_NDIM = 32                    # dimensions of one tensor
@@ -86,14 +100,31 @@ class CheckpointError(RuntimeError):
     """The file is not a readable minitorch checkpoint (damaged, foreign, or outside the format)."""
 
 
+class _EmptyCheckpointError(CheckpointError, EOFError):
+    """An empty file: also an EOFError, which PyTorch raises for it."""
+
+
+class _NotAnArchiveError(CheckpointError, pickle.UnpicklingError):
+    """A file that is not a zip archive at all: also pickle's UnpicklingError, which PyTorch
+    raises for it (it reads such files as old-style pickles)."""
+
+
+class _MissingFolderError(FileNotFoundError, RuntimeError):
+    """Saving into a folder that does not exist: a FileNotFoundError that is also the
+    RuntimeError PyTorch raises."""
+
+
 # ===== saving ============================================================================
 class _Encoder:
-    """Turns an object into a JSON-able tree; tensors become references to numbered arrays."""
+    """Turns an object into a JSON-able tree; tensors become references to numbered arrays
+    (or to spans of shared storages, see ``_Storages``)."""
 
-    def __init__(self):
-        self.arrays = []        # numpy arrays, in tensor-number order
+    def __init__(self, obj):
+        self.arrays = []        # numpy arrays of the tensors stored alone, in number order
         self._tensor_ids = {}   # id(tensor) -> number (the same tensor object is stored once)
         self._keep_alive = []   # keeps those ids valid while encoding
+        self.storages = _Storages(_tensors_in(obj))
+        self.version = 2 if self.storages.arrays else 1
 
     def encode(self, obj, depth=0):
         if obj is None or isinstance(obj, (bool, str)):
@@ -106,6 +137,12 @@ class _Encoder:
             return _encode_float(float(obj))
         if isinstance(obj, Tensor):
             return self._encode_tensor(obj)
+        if isinstance(obj, Size):
+            self.version = 2
+            return {"size": [int(n) for n in obj]}
+        if isinstance(obj, _dtype.dtype):
+            self.version = 2
+            return {"dtype_name": obj.name}
         if isinstance(obj, (dict, list, tuple)):
             _check_save_depth(depth)
             return self._encode_container(obj, depth + 1)
@@ -128,14 +165,93 @@ class _Encoder:
         return node
 
     def _encode_tensor(self, t):
+        from .nn.parameter import Parameter
+        node = {"dtype": t.dtype.name, "shape": list(t.shape),
+                "requires_grad": t.requires_grad, "parameter": isinstance(t, Parameter)}
+        view = self.storages.view_of(t)
+        if view is not None:
+            node["storage"], node["offset"], node["stride"] = view
+            node["tensor"] = self._number(t, None)
+        else:
+            node["tensor"] = self._number(t, t._data)
+        return node
+
+    def _number(self, t, array):
+        """The number of tensor ``t`` (a new one the first time it is met); ``array`` is
+        what stores its values (None for a tensor kept in a storage)."""
         number = self._tensor_ids.get(id(t))
         if number is None:
             number = self._tensor_ids[id(t)] = len(self.arrays)
-            self.arrays.append(np.asarray(t._data))
+            self.arrays.append(None if array is None else np.asarray(array))
             self._keep_alive.append(t)
-        from .nn.parameter import Parameter
-        return {"tensor": number, "dtype": t.dtype.name, "shape": list(t.shape),
-                "requires_grad": t.requires_grad, "parameter": isinstance(t, Parameter)}
+        return number
+
+
+def _tensors_in(obj, depth=0):
+    """Every tensor in ``obj`` (containers searched as ``save`` will encode them)."""
+    if isinstance(obj, Tensor):
+        yield obj
+    elif isinstance(obj, (dict, list, tuple)) and depth < MAX_DEPTH:
+        for value in (obj.values() if isinstance(obj, dict) else obj):
+            yield from _tensors_in(value, depth + 1)
+
+
+class _Storages:
+    """The memory shared by the tensors saved together.
+
+    Tensors whose arrays are views of one numpy buffer (a tensor and its views,
+    or several views of one tensor) are grouped; each group with two or more
+    tensor objects becomes a storage: the span of that buffer the group covers,
+    saved once.  Each tensor of a group is then described by where it sits in
+    the span: an offset and strides, in elements.
+    """
+
+    def __init__(self, tensors):
+        self.arrays = []      # the spans, in storage-number order
+        self._views = {}      # id(tensor) -> [storage, offset, strides]
+        groups = {}
+        for t in tensors:
+            root = _root_buffer(t._data) if type(t._data) is np.ndarray else None
+            if root is not None:
+                groups.setdefault(id(root), (root, {}))[1][id(t)] = t
+        for root, members in groups.values():
+            if len(members) > 1:
+                self._add(root, list(members.values()))
+
+    def _add(self, root, tensors):
+        item = root.dtype.itemsize
+        start = root.__array_interface__["data"][0]
+        places = {}
+        for t in tensors:
+            a = t._data
+            offset, rest = divmod(a.__array_interface__["data"][0] - start, item)
+            if a.dtype != root.dtype or rest or any(s % item for s in a.strides) or a.size == 0:
+                continue                      # stored alone instead
+            strides = [s // item for s in a.strides]
+            low = offset + sum((n - 1) * s for n, s in zip(a.shape, strides) if s < 0)
+            high = offset + sum((n - 1) * s for n, s in zip(a.shape, strides) if s > 0)
+            places[id(t)] = (offset, strides, low, high)
+        if len(places) < 2:
+            return
+        low = min(p[2] for p in places.values())
+        high = max(p[3] for p in places.values())
+        flat = np.lib.stride_tricks.as_strided(root, shape=(root.size,), strides=(item,))
+        number = len(self.arrays)
+        self.arrays.append(flat[low:high + 1])
+        for key, (offset, strides, _, _) in places.items():
+            self._views[key] = [number, offset - low, strides]
+
+    def view_of(self, t):
+        return self._views.get(id(t))
+
+
+def _root_buffer(array):
+    """The contiguous numpy array that owns (or wraps) ``array``'s memory, or None."""
+    root = array
+    while isinstance(root.base, np.ndarray):
+        root = root.base
+    flags = root.flags
+    return root if flags.c_contiguous or flags.f_contiguous else None
 
 
 def _encode_float(value):
@@ -176,36 +292,53 @@ def _write_npy(archive, name, array):
         np.lib.format.write_array(member, array, allow_pickle=False)
 
 
-def _write_archive(fileobj, manifest_text, arrays):
+def _write_archive(fileobj, manifest_text, arrays, storages):
     with zipfile.ZipFile(fileobj, "w", compression=zipfile.ZIP_STORED) as archive:
         archive.writestr(MANIFEST, manifest_text)
         for number, array in enumerate(arrays):
-            _write_npy(archive, _member_name(number), array)
+            if array is not None:
+                _write_npy(archive, _member_name(number), array)
+        for number, array in enumerate(storages):
+            _write_npy(archive, _storage_name(number), array)
 
 
 def _member_name(number):
     return f"tensors/{number}.npy"
 
 
-def save(obj, f):
+def _storage_name(number):
+    return f"storages/{number}.npy"
+
+
+def save(obj, f, pickle_module=None, pickle_protocol=2, _use_new_zipfile_serialization=True,
+         _disable_byteorder_record=False):
     """Save ``obj`` (a tensor, a state dict, an optimizer's state dict, or dicts, lists and
-    tuples of tensors, numbers, strings and None) to ``f``: a path (str, bytes or
-    ``pathlib.Path``) or a writable binary file object such as ``io.BytesIO``.
+    tuples of tensors, numbers, strings, None, sizes and dtypes) to ``f``: a path (str,
+    bytes or ``pathlib.Path``) or a writable binary file object such as ``io.BytesIO``.
 
     Writing to a path is atomic: the file either keeps its old content or
     gets the complete new one.  Symbolic links are written through, a new
     file gets the umask's permissions and an existing file keeps its own.
+    PyTorch's other parameters (pickle options) are accepted and change nothing.
     """
-    encoder = _Encoder()
+    if not (hasattr(f, "write") or isinstance(f, (str, bytes, os.PathLike))):
+        raise AttributeError("expected 'f' to be string, path, or a file-like object with a "
+                             f"'write' attribute (got {type(f).__name__})")
+    encoder = _Encoder(obj)
     root = encoder.encode(obj)
-    manifest_text = json.dumps({"format": FORMAT, "version": VERSION, "object": root},
-                               allow_nan=False)
+    manifest = {"format": FORMAT, "version": encoder.version, "object": root}
+    if encoder.storages.arrays:
+        manifest["storages"] = [{"dtype": _dtype.from_numpy_dtype(a.dtype).name,
+                                 "size": int(a.size)} for a in encoder.storages.arrays]
+    manifest_text = json.dumps(manifest, allow_nan=False)
+
+    def write(stream):
+        _write_archive(stream, manifest_text, encoder.arrays, encoder.storages.arrays)
+
     if hasattr(f, "write"):
-        _write_archive(f, manifest_text, encoder.arrays)
+        write(f)
         return
-    target = _save_target(f)
-    _replace_atomically(target,
-                        lambda stream: _write_archive(stream, manifest_text, encoder.arrays))
+    _replace_atomically(_save_target(f), write)
 
 
 def _save_target(f):
@@ -217,9 +350,10 @@ def _save_target(f):
             errno.EISDIR, "minitorch.save needs a file name, and this is a folder", path)
     folder = os.path.dirname(target)
     if not os.path.isdir(folder):
-        raise FileNotFoundError(
-            errno.ENOENT, "the folder to save into does not exist (create it first, for "
-            "example with os.makedirs)", folder)
+        raise _MissingFolderError(
+            f"Parent directory {os.path.dirname(os.path.abspath(path))} does not exist. The "
+            "folder to save into does not exist (create it first, for example with "
+            "os.makedirs).")
     return target
 
 
@@ -279,18 +413,55 @@ def _fsync_folder(folder):
 
 
 # ===== loading ===========================================================================
-def load(f, map_location=None, weights_only=True, **kwargs):
+# pickle's options, which PyTorch passes on to its unpickler: accepted, nothing to do here
+_PICKLE_LOAD_OPTIONS = ("encoding", "errors", "fix_imports", "buffers")
+
+
+def load(f, map_location=None, pickle_module=None, *, weights_only=None, mmap=None,
+         **pickle_load_args):
     """Read an object written by ``minitorch.save`` from ``f``: a path (str, bytes or
     ``pathlib.Path``) or a seekable binary file object.
 
     A missing path raises FileNotFoundError and a folder IsADirectoryError;
-    anything that is not a valid checkpoint raises :class:`CheckpointError`.
-    ``map_location`` and ``weights_only`` are accepted for compatibility with
-    PyTorch code and ignored: minitorch has one device, and its checkpoints
-    can only ever hold data.
+    anything that is not a valid checkpoint raises :class:`CheckpointError`
+    (an empty file also counts as an EOFError, a file that is no zip archive
+    as a ``pickle.UnpicklingError``, as in PyTorch).  ``map_location`` may
+    name the CPU (a string, a device, a dict or a function, as in PyTorch);
+    a CUDA device is refused.  ``weights_only`` changes nothing: a minitorch
+    checkpoint can only ever hold data.
     """
+    for option in pickle_load_args:
+        if option not in _PICKLE_LOAD_OPTIONS:
+            raise TypeError(f"load() got an unexpected keyword argument '{option}' (PyTorch "
+                            "passes such options on to pickle, and pickle has no such option)")
+    _check_map_location(map_location)
+    if not (hasattr(f, "read") or isinstance(f, (str, bytes, os.PathLike))):
+        raise AttributeError(f"'{type(f).__name__}' object has no attribute 'seek'. You can "
+                             "only torch.load from a file that is seekable. Please pre-load the "
+                             "data into a buffer like io.BytesIO and try to load from it instead.")
+    if mmap and hasattr(f, "read"):
+        raise ValueError("f must be a file path in order to use the mmap argument")
     with _open_source(f) as (stream, name):
         return _read_checkpoint(stream, name)
+
+
+def _check_map_location(location):
+    """The CPU, said in any of PyTorch's ways, or None; CUDA and unknown devices refused."""
+    if location is None or callable(location):
+        return
+    places = location.values() if isinstance(location, Mapping) else (location,)
+    for place in places:
+        kind = str(getattr(place, "type", place)).split(":")[0]
+        if kind == "cuda":
+            raise RuntimeError(
+                "Attempting to deserialize object on a CUDA device but torch.cuda.is_available() "
+                "is False. If you are running on a CPU-only machine, please use torch.load with "
+                "map_location=torch.device('cpu') to map your storages to the CPU. (minitorch "
+                "runs on the CPU only.)")
+        if kind != "cpu":
+            raise RuntimeError(f"don't know how to restore data location of a tensor (tagged "
+                               f"with {kind}): minitorch runs on the CPU only, so use "
+                               "map_location='cpu' or leave it out")
 
 
 def _bad(name, why, advice=None):
@@ -384,6 +555,10 @@ def _read_checkpoint(stream, name):
     """Check the archive, its manifest and every member's size, then read the values and build."""
     try:
         size = _stream_size(stream)
+    except _ARCHIVE_ERRORS as error:
+        raise _bad(name, f"its size cannot be read ({type(error).__name__}: {error})") from None
+    _check_zip_magic(stream, size, name)
+    try:
         if size < _SMALLEST_ZIP:
             raise zipfile.BadZipFile("shorter than any zip archive")
         archive = zipfile.ZipFile(stream)
@@ -395,14 +570,35 @@ def _read_checkpoint(stream, name):
                          f"{error})") from None
     with archive:
         try:
-            specs, root = _check_checkpoint(archive, size, name)
-            arrays = [_read_tensor_values(archive, number, spec, name)
+            specs, storage_specs, root = _check_checkpoint(archive, size, name)
+            arrays = [None if spec.view else _read_tensor_values(
+                          archive, _member_name(number), f"tensor {number}", spec, name)
                       for number, spec in enumerate(specs)]
+            storages = [_read_tensor_values(archive, _storage_name(number),
+                                            f"storage {number}", spec, name)
+                        for number, spec in enumerate(storage_specs)]
         except CheckpointError:
             raise
         except _ARCHIVE_ERRORS as error:
             raise _bad(name, f"its archive is damaged ({type(error).__name__}: {error})") from None
-    return _Builder(specs, arrays).build(root)
+    return _Builder(specs, arrays, storages).build(root)
+
+
+def _check_zip_magic(stream, size, name):
+    """An empty file, or one that does not start as a zip archive does, is no checkpoint at
+    all (PyTorch then tries to read an old-style pickle and fails with EOFError or
+    UnpicklingError: the errors raised here are those too)."""
+    here = stream.tell()
+    start = stream.read(4)
+    stream.seek(here)
+    if not start:               # (a size of 0 alone proves nothing: files in /proc say 0)
+        raise _EmptyCheckpointError(f"{name} is not a valid minitorch checkpoint: it is empty. "
+                                    "Checkpoints are written by minitorch.save(); if this one "
+                                    "was, the save did not complete (save it again)")
+    if start != b"PK\x03\x04" and start != b"PK\x05\x06":
+        error = _bad(name, "it is not a zip archive (it may be truncated, or a file of another "
+                           "kind)")
+        raise _NotAnArchiveError(*error.args)
 
 
 def _check_checkpoint(archive, size, name):
@@ -420,8 +616,8 @@ def _check_checkpoint(archive, size, name):
     manifest = _parse_manifest(_read_member(archive, manifest_info), name)
     checker = _ManifestChecker(name)
     specs = checker.check(manifest)
-    _check_members(members, specs, size, name)
-    return specs, manifest["object"]
+    _check_members(members, specs, checker.storages, size, name)
+    return specs, checker.storages, manifest["object"]
 
 
 def _members_by_name(archive, name):
@@ -456,10 +652,14 @@ def _check_storage(info, name):
                          "are stored or deflated")
 
 
-def _check_members(members, specs, size, name):
-    """The archive holds exactly the manifest and one member per tensor, each of the size its
-    dtype and shape need, and together no more than the file can inflate to."""
-    expected = {MANIFEST} | {_member_name(number) for number in range(len(specs))}
+def _check_members(members, specs, storages, size, name):
+    """The archive holds exactly the manifest, one member per tensor stored alone and one per
+    storage, each of the size its dtype and shape need, and together no more than the file
+    can inflate to."""
+    stored = [(_member_name(number), spec) for number, spec in enumerate(specs)
+              if spec.view is None]
+    stored += [(_storage_name(number), spec) for number, spec in enumerate(storages)]
+    expected = {MANIFEST} | {member for member, _ in stored}
     extra = sorted(set(members) - expected)
     if extra:
         raise _bad(name, f"its archive holds members the manifest does not describe "
@@ -467,14 +667,14 @@ def _check_members(members, specs, size, name):
     missing = sorted(expected - set(members))
     if missing:
         raise _bad(name, f"the values of a tensor are missing (there is no {missing[0]})")
-    for number, spec in enumerate(specs):
-        info = members[_member_name(number)]
+    for member, spec in stored:
+        info = members[member]
         _check_storage(info, name)
         need = spec.nbytes
         if not need <= info.file_size <= need + 12 + MAX_NPY_HEADER_BYTES:
-            raise _bad(name, f"{info.filename} holds {info.file_size} bytes, but tensor {number} "
-                             f"(dtype {spec.dtype}, shape {list(spec.shape)}) needs {need} bytes "
-                             "of values and a short header")
+            raise _bad(name, f"{info.filename} holds {info.file_size} bytes, but its values "
+                             f"(dtype {spec.dtype}, shape {list(spec.shape)}) need {need} bytes "
+                             "and a short header")
     compressed = sum(info.compress_size for info in members.values())
     inflated = sum(info.file_size for info in members.values())
     if compressed > size:
@@ -520,18 +720,19 @@ def _parse_manifest(raw, name):
 class _TensorSpec:
     """What the manifest says about one tensor."""
 
-    __slots__ = ("dtype", "shape", "requires_grad", "parameter")
+    __slots__ = ("dtype", "shape", "requires_grad", "parameter", "view")
 
-    def __init__(self, dtype, shape, requires_grad, parameter):
+    def __init__(self, dtype, shape, requires_grad, parameter, view=None):
         self.dtype, self.shape = dtype, shape
         self.requires_grad, self.parameter = requires_grad, parameter
+        self.view = view        # (storage, offset, strides) for a tensor kept in a storage
 
     @property
     def nbytes(self):
         return math.prod(self.shape) * _DTYPES[self.dtype].itemsize
 
     def _key(self):
-        return (self.dtype, self.shape, self.requires_grad, self.parameter)
+        return (self.dtype, self.shape, self.requires_grad, self.parameter, self.view)
 
     def __eq__(self, other):
         return isinstance(other, _TensorSpec) and self._key() == other._key()
@@ -545,8 +746,13 @@ _NODE_KEYS = {
     "list": ({"list"}, set()),
     "tuple": ({"tuple"}, set()),
     "dict": ({"dict", "ordered"}, {"metadata"}),
-    "tensor": ({"tensor", "dtype", "shape", "requires_grad", "parameter"}, set()),
+    "tensor": ({"tensor", "dtype", "shape", "requires_grad", "parameter"},
+               {"storage", "offset", "stride"}),
+    "size": ({"size"}, set()),
+    "dtype_name": ({"dtype_name"}, set()),
 }
+_VIEW_KEYS = {"storage", "offset", "stride"}
+_VERSION_2_TAGS = ("size", "dtype_name")
 _FLOAT_WORDS = {"nan", "inf", "-inf"}     # float() of each is a new object: nan keys stay apart
 _MAX_ELEMENTS = 1 << 63          # no array has more elements or bytes
 
@@ -570,6 +776,8 @@ class _ManifestChecker:
     def __init__(self, name):
         self.name = name
         self.tensors = {}       # number -> _TensorSpec
+        self.storages = []      # _TensorSpec of each storage: its dtype and (size,)
+        self.version = VERSION
 
     def fail(self, why):
         return _bad(self.name, f"its manifest {why}")
@@ -578,10 +786,13 @@ class _ManifestChecker:
         if not isinstance(manifest, dict) or manifest.get("format") != FORMAT:
             raise _bad(self.name, "its manifest does not describe a minitorch checkpoint")
         version = manifest.get("version")
-        if type(version) is not int or version != VERSION:
+        if type(version) is not int or not 1 <= version <= VERSION:
             raise _bad(self.name, f"it uses format version {_brief(version)}, and this minitorch "
-                                  f"reads version {VERSION}", "Upgrade minitorch to read it")
-        self.require_keys(manifest, {"format", "version", "object"}, set(), "the top level")
+                                  f"reads versions 1 to {VERSION}", "Upgrade minitorch to read it")
+        self.version = version
+        optional = {"storages"} if version >= 2 else set()
+        self.require_keys(manifest, {"format", "version", "object"}, optional, "the top level")
+        self.storage_list(manifest.get("storages", []))
         self.value(manifest["object"], 0)
         numbers = sorted(self.tensors)
         if numbers != list(range(len(numbers))):
@@ -613,6 +824,10 @@ class _ManifestChecker:
         if len(tags) != 1:
             raise self.fail(f"holds an entry it cannot decode (with keys {_brief(sorted(node))})")
         required, optional = _NODE_KEYS[tags[0]]
+        if self.version < 2:
+            if tags[0] in _VERSION_2_TAGS:
+                raise self.fail(f"holds a {tags[0]!r} entry, which format version 1 has not")
+            optional = set() if tags[0] == "tensor" else optional
         self.require_keys(node, required, optional, f"a {tags[0]!r} entry")
         if tags[0] in ("list", "tuple", "dict") and depth >= MAX_DEPTH:
             raise self.fail(f"nests containers more than {MAX_DEPTH} deep")
@@ -629,8 +844,29 @@ class _ManifestChecker:
                 self.value(item, depth + 1)
         elif tag == "dict":
             self.dict(node, depth)
+        elif tag == "size":
+            sizes = node["size"]
+            if type(sizes) is not list or not all(type(n) is int and n >= 0 for n in sizes):
+                raise self.fail("holds a size that is not a list of natural numbers")
+        elif tag == "dtype_name":
+            if type(node["dtype_name"]) is not str or node["dtype_name"] not in _DTYPE_OBJECTS:
+                raise self.fail(f"names the unknown dtype {_brief(node['dtype_name'])}")
         else:
             self.tensor(node)
+
+    def storage_list(self, storages):
+        if type(storages) is not list:
+            raise self.fail("lists its storages in something other than a JSON list")
+        for number, storage in enumerate(storages):
+            if type(storage) is not dict or set(storage) != {"dtype", "size"}:
+                raise self.fail(f"describes storage {number} with other keys than dtype and size")
+            dtype, size = storage["dtype"], storage["size"]
+            if type(dtype) is not str or dtype not in _DTYPES:
+                raise self.fail(f"gives storage {number} the unsupported dtype {_brief(dtype)}")
+            if type(size) is not int or not 0 <= size < _MAX_ELEMENTS // _DTYPES[dtype].itemsize:
+                raise self.fail(f"gives storage {number} a size that is not a natural number "
+                                "an array can have")
+            self.storages.append(_TensorSpec(dtype, (size,), False, False))
 
     def items(self, node, tag):
         if type(node[tag]) is not list:
@@ -688,17 +924,46 @@ class _ManifestChecker:
         if flags[0] and dtype not in ("float32", "float64"):
             raise self.fail(f"says tensor {number} of dtype {dtype} requires grad (only floating "
                             "point tensors can)")
-        spec = _TensorSpec(dtype, tuple(shape), *flags)
+        view = self.view(node, number, dtype, shape)
+        spec = _TensorSpec(dtype, tuple(shape), *flags, view)
         if self.tensors.setdefault(number, spec) != spec:
             raise self.fail(f"describes tensor {number} twice, differently")
 
+    def view(self, node, number, dtype, shape):
+        """Where a tensor kept in a storage sits: checked to lie inside the storage."""
+        present = _VIEW_KEYS & set(node)
+        if not present:
+            return None
+        if present != _VIEW_KEYS:
+            raise self.fail(f"gives tensor {number} only some of storage, offset and stride")
+        storage, offset, strides = node["storage"], node["offset"], node["stride"]
+        if type(storage) is not int or not 0 <= storage < len(self.storages):
+            raise self.fail(f"places tensor {number} in a storage it does not list")
+        size = self.storages[storage].shape[0]
+        if self.storages[storage].dtype != dtype:
+            raise self.fail(f"places tensor {number} of dtype {dtype} in a storage of dtype "
+                            f"{self.storages[storage].dtype}")
+        if (type(offset) is not int or type(strides) is not list or len(strides) != len(shape)
+                or not all(type(n) is int and abs(n) < _MAX_ELEMENTS for n in strides)):
+            raise self.fail(f"gives tensor {number} an offset or strides that are not integers "
+                            "(one stride per dimension)")
+        if 0 in shape:
+            inside = 0 <= offset <= size
+        else:
+            low = offset + sum((n - 1) * st for n, st in zip(shape, strides) if st < 0)
+            high = offset + sum((n - 1) * st for n, st in zip(shape, strides) if st > 0)
+            inside = 0 <= low and high < size
+        if not inside:
+            raise self.fail(f"places tensor {number} outside its storage")
+        return (storage, offset, tuple(strides))
+
 
 # ----- tensor values ----------------------------------------------------------------------
-def _read_tensor_values(archive, number, spec, name):
-    """Read ``tensors/<number>.npy`` after checking its header against ``spec``; returns a
-    native-endian, C-ordered array."""
-    info = archive.getinfo(_member_name(number))
-    where = f"tensor {number} ({info.filename})"
+def _read_tensor_values(archive, member_name, what, spec, name):
+    """Read ``member_name`` (``tensors/<n>.npy`` or ``storages/<n>.npy``) after checking its
+    header against ``spec``; returns a native-endian, C-ordered array."""
+    info = archive.getinfo(member_name)
+    where = f"{what} ({info.filename})"
     with archive.open(info) as member:
         header_size, fortran, file_dtype = _read_npy_header(member, spec, where, name)
         if header_size + spec.nbytes != info.file_size:
@@ -794,9 +1059,10 @@ def _read_values(member, count, dtype, where, name):
 class _Builder:
     """Builds the saved object from a checked manifest and the tensors' values."""
 
-    def __init__(self, specs, arrays):
+    def __init__(self, specs, arrays, storages=()):
         self.specs = specs
         self.arrays = arrays
+        self.storages = storages
         self.tensors = {}
 
     def build(self, node):
@@ -810,6 +1076,10 @@ class _Builder:
             return tuple(self.build(item) for item in node["tuple"])
         if "dict" in node:
             return self._build_dict(node)
+        if "size" in node:
+            return Size(node["size"])
+        if "dtype_name" in node:
+            return _DTYPE_OBJECTS[node["dtype_name"]]
         return self._tensor(node["tensor"])
 
     def _build_dict(self, node):
@@ -823,7 +1093,7 @@ class _Builder:
     def _tensor(self, number):
         if number not in self.tensors:
             spec = self.specs[number]
-            tensor = Tensor._wrap(self.arrays[number])
+            tensor = Tensor._wrap(self._values(number, spec))
             if spec.parameter:
                 from .nn.parameter import Parameter
                 tensor = Parameter(tensor, requires_grad=spec.requires_grad)
@@ -831,3 +1101,15 @@ class _Builder:
                 tensor.requires_grad_(True)
             self.tensors[number] = tensor
         return self.tensors[number]
+
+    def _values(self, number, spec):
+        """The tensor's own array, or its place in a storage (checked to lie inside it)."""
+        if spec.view is None:
+            return self.arrays[number]
+        storage, offset, strides = spec.view
+        base = self.storages[storage]
+        item = base.dtype.itemsize
+        if 0 in spec.shape:
+            return np.empty(spec.shape, dtype=base.dtype)
+        return np.lib.stride_tricks.as_strided(base[offset:], shape=spec.shape,
+                                               strides=[st * item for st in strides])

@@ -127,3 +127,43 @@ def build_operand(torch, kind, data, requires_grad=False, shape=None):
     if shape is not None and 0 in shape:
         return torch.zeros(tuple(shape), dtype=dtype, requires_grad=grad)
     return torch.tensor(data, dtype=dtype, requires_grad=grad)
+
+
+# ----- convolution and pooling geometries (chapter 11) ------------------------------------
+@st.composite
+def conv_geometries(draw, dims=2, max_side=6):
+    """A valid convolution: ``batch``, ``groups``, channels divisible by it, and per spatial
+    dim a kernel, stride, padding (symmetric) and dilation with at least one output."""
+    groups = draw(st.integers(1, 2))
+    g = {"batch": draw(st.integers(1, 2)), "groups": groups,
+         "in_channels": groups * draw(st.integers(1, 2)),
+         "out_channels": groups * draw(st.integers(1, 2))}
+    kernel, stride, padding, dilation, spatial = [], [], [], [], []
+    for _ in range(dims):
+        k, d = draw(st.integers(1, 3)), draw(st.integers(1, 2))
+        p = draw(st.integers(0, 2))
+        extent = d * (k - 1) + 1
+        size = draw(st.integers(max(1, extent - 2 * p), max(max_side, extent)))
+        kernel.append(k), dilation.append(d), padding.append(p), spatial.append(size)
+        stride.append(draw(st.integers(1, 3)))
+    g.update(kernel=tuple(kernel), stride=tuple(stride), padding=tuple(padding),
+             dilation=tuple(dilation), spatial=tuple(spatial))
+    return g
+
+
+@st.composite
+def pool_geometries(draw, max_side=7, dilation=True):
+    """A valid 2-D pooling: kernel, stride, padding (at most half the effective kernel),
+    dilation, ceil_mode, and an input size with at least one output per dim."""
+    kernel, stride, padding, dil, spatial = [], [], [], [], []
+    for _ in range(2):
+        k = draw(st.integers(1, 3))
+        d = draw(st.integers(1, 2)) if dilation else 1
+        extent = d * (k - 1) + 1
+        p = draw(st.integers(0, extent // 2))
+        size = draw(st.integers(max(1, extent - 2 * p), max(max_side, extent)))
+        kernel.append(k), dil.append(d), padding.append(p), spatial.append(size)
+        stride.append(draw(st.integers(1, 3)))
+    return {"kernel": tuple(kernel), "stride": tuple(stride), "padding": tuple(padding),
+            "dilation": tuple(dil), "spatial": tuple(spatial), "ceil_mode": draw(st.booleans()),
+            "batch": draw(st.integers(1, 2)), "channels": draw(st.integers(1, 2))}

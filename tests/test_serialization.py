@@ -302,24 +302,44 @@ def test_requires_grad_and_parameters_as_in_pytorch():
     assert not plain.requires_grad
 
 
-def test_views_are_saved_as_their_values():
+def test_views_saved_together_share_memory_again():
     base = torch.arange(12.0).reshape(3, 4)
     column, transposed = base[:, 1], base.t()
     loaded = round_trip({"base": base, "column": column, "t": transposed, "again": column,
                          "expanded": torch.ones(3).expand(4, 3)})
     assert loaded["column"].tolist() == [1.0, 5.0, 9.0]
-    assert loaded["t"].tolist() == base.t().tolist() and loaded["t"].numpy().flags.c_contiguous
+    assert loaded["t"].tolist() == base.t().tolist()
     assert loaded["expanded"].tolist() == [[1.0] * 3] * 4
     assert loaded["again"] is loaded["column"]               # torch: the same object too
-    # torch keeps views of one storage linked after loading; minitorch saves values only.
+    # as in torch, tensors that shared memory when saved share it after loading
     loaded["base"][0, 1] = 100.0
-    assert loaded["column"][0].item() == 1.0
+    assert loaded["column"][0].item() == 100.0 and loaded["t"][1, 0].item() == 100.0
+    # ... but they are not views of each other for autograd (torch: _base is None too)
+    assert loaded["column"]._base is None and loaded["column"]._version == 0
+    with zipfile.ZipFile(_saved_bytes({"base": base, "column": column})) as archive:
+        assert archive.namelist() == ["manifest.json", "storages/0.npy"]
+        manifest = json.loads(archive.read("manifest.json"))
+    assert manifest["version"] == 2 and manifest["storages"] == [{"dtype": "float32", "size": 12}]
+    # Views of one tensor without the tensor itself: only the span they cover is stored.
+    big = torch.arange(1000.0)
+    first, second = big[10:12], big[20:22]
+    loaded = round_trip([first, second])
+    assert loaded[0].tolist() == [10.0, 11.0] and loaded[1].tolist() == [20.0, 21.0]
+    with zipfile.ZipFile(_saved_bytes([first, second])) as archive:
+        assert json.loads(archive.read("manifest.json"))["storages"][0]["size"] == 12
     # A small view of a big tensor saves only its own values (torch saves the whole storage).
     small = round_trip(torch.zeros(100_000)[:2])
     assert small.tolist() == [0.0, 0.0]
     buffer = io.BytesIO()
     torch.save(torch.zeros(100_000)[:2], buffer)
     assert len(buffer.getvalue()) < 2000
+
+
+def _saved_bytes(obj):
+    buffer = io.BytesIO()
+    torch.save(obj, buffer)
+    buffer.seek(0)
+    return buffer
 
 
 def test_tensors_are_written_little_endian_in_c_order():
@@ -452,3 +472,27 @@ def test_save_writes_through_symbolic_links(tmp_path):
     os.symlink(real_folder / "next-target.ckpt", dangling)
     torch.save(2, dangling)                                 # like open(dangling, "wb")
     assert torch.load(real_folder / "next-target.ckpt") == 2 and os.path.islink(dangling)
+
+
+def test_pytorchs_load_and_save_options():
+    # as PyTorch 2.13: map_location may name the CPU in any form; pickle's options pass;
+    # CUDA, unknown devices, unknown keywords and mmap on a file object are refused
+    buffer = _saved_bytes({"x": torch.ones(2)})
+    for location in ("cpu", torch.device("cpu"), {"cpu": "cpu"}, lambda storage, loc: storage):
+        buffer.seek(0)
+        assert torch.load(buffer, map_location=location)["x"].tolist() == [1.0, 1.0]
+    buffer.seek(0)
+    assert torch.load(buffer, weights_only=False, encoding="latin1")["x"].tolist() == [1.0, 1.0]
+    for location, error in (("cuda", "Attempting to deserialize object on a CUDA device"),
+                            ("xyz", "don't know how to restore data location")):
+        buffer.seek(0)
+        with pytest.raises(RuntimeError, match=error):
+            torch.load(buffer, map_location=location)
+    with pytest.raises(TypeError, match="unexpected keyword argument 'bogus'"):
+        torch.load(buffer, bogus=1)
+    with pytest.raises(ValueError, match="f must be a file path in order to use the mmap"):
+        torch.load(buffer, mmap=True)
+    out = io.BytesIO()
+    torch.save({"x": 1}, out, pickle_protocol=4)
+    out.seek(0)
+    assert torch.load(out) == {"x": 1}

@@ -303,7 +303,11 @@ def nested_lists(depth):
     (lambda m: m["object"]["dict"][0][1].update(extra=1), "unknown keys"),
     (lambda m: m.update(extra=1), "unknown keys"),
     (lambda m: m.update(version=True), "version True"),
-    (lambda m: m.update(version=2), "version 2"),
+    (lambda m: m.update(version=3), "version 3"),
+    (lambda m: m.update(version=0), "version 0"),
+    (lambda m: m.update(storages=[]), "unknown keys"),            # version 1 has no storages
+    (lambda m: m["object"]["dict"][0][1].update(storage=0, offset=0, stride=[1]), "unknown keys"),
+    (lambda m: m["object"]["dict"].append(["s", {"size": [2]}]), "format version 1 has not"),
     (lambda m: m["object"]["dict"].append(m["object"]["dict"][0]), "repeats the key"),
     (lambda m: m["object"]["dict"][0][1].update(tensor=True), "natural number"),
     (lambda m: m["object"]["dict"][0][1].update(tensor=-1), "natural number"),
@@ -337,6 +341,54 @@ def test_manifest_outside_the_schema_is_refused(change, why):
     manifest = manifest_of(data)
     change(manifest)
     refused(with_manifest(data, manifest), why)
+
+
+def _view_node(m, i):
+    """The description of the i-th of the two views saved by the version-2 tests below."""
+    return m["object"]["list"][i]
+
+
+@pytest.mark.parametrize("change, why", [
+    (lambda m: _view_node(m, 1).update(offset=7), "outside its storage"),
+    (lambda m: _view_node(m, 1).update(offset=-1), "outside its storage"),
+    (lambda m: _view_node(m, 1).update(stride=[-2]), "outside its storage"),
+    (lambda m: _view_node(m, 1).update(stride=[5]), "outside its storage"),
+    (lambda m: _view_node(m, 1).update(stride=[2 ** 62]), "outside its storage"),
+    (lambda m: _view_node(m, 1).update(stride=[2 ** 70]), "offset or strides"),
+    (lambda m: _view_node(m, 1).update(stride=[1, 1]), "offset or strides"),
+    (lambda m: _view_node(m, 1).update(stride=1), "offset or strides"),
+    (lambda m: _view_node(m, 1).update(offset=1.5), "offset or strides"),
+    (lambda m: _view_node(m, 1).update(shape=[10 ** 6]), "outside its storage"),
+    (lambda m: _view_node(m, 1).update(storage=1), "does not list"),
+    (lambda m: _view_node(m, 1).update(storage=-1), "does not list"),
+    (lambda m: _view_node(m, 1).update(dtype="float64"), "in a storage of dtype"),
+    (lambda m: _view_node(m, 1).pop("offset"), "only some of"),
+    (lambda m: m["storages"][0].update(size=10 ** 6), "need"),
+    (lambda m: m["storages"][0].update(size=2 ** 62), "size that is not"),
+    (lambda m: m["storages"][0].update(size=-1), "size that is not"),
+    (lambda m: m["storages"][0].update(dtype="object"), "unsupported dtype"),
+    (lambda m: m["storages"][0].update(extra=1), "other keys"),
+    (lambda m: m.update(storages={}), "JSON list"),
+    (lambda m: m["storages"].append({"dtype": "float32", "size": 1}), "no storages/1.npy"),
+    (lambda m: m.update(storages=[]), "does not list"),
+    (lambda m: m["object"]["list"].append({"size": [-1]}), "natural numbers"),
+    (lambda m: m["object"]["list"].append({"dtype_name": "complex64"}), "unknown dtype"),
+])
+def test_views_in_a_storage_outside_the_schema_are_refused(change, why):
+    base = torch.arange(6.0)
+    data = to_bytes([base[0:3], base[3:6]])
+    manifest = manifest_of(data)
+    assert manifest["version"] == 2 and _view_node(manifest, 1)["offset"] == 3
+    change(manifest)
+    refused(with_manifest(data, manifest), why)
+
+
+def test_sizes_dtypes_and_views_load_back():
+    base = torch.arange(6.0)
+    loaded = load_bytes(to_bytes([base[0:3], base[3:6].view(3), torch.Size([2, 3]),
+                                  torch.float64, torch.int64]))
+    assert [t.tolist() for t in loaded[:2]] == [[0.0, 1.0, 2.0], [3.0, 4.0, 5.0]]
+    assert loaded[2] == torch.Size([2, 3]) and loaded[3:] == [torch.float64, torch.int64]
 
 
 def test_manifest_text_that_is_not_plain_json_is_refused():

@@ -6,10 +6,10 @@
 ``import minitorch.nn.functional as F``) and ``nn.init``.
 """
 
-from .parameter import Parameter
+from .parameter import Parameter, Buffer
 from .modules import *  # noqa: F401,F403
 from .modules import __all__ as _modules_all
 from . import modules, functional, init, utils  # noqa: F401
 import minitorch.nn.functional as F  # noqa: F401
 
-__all__ = ["Parameter", "functional", "init", "modules", "utils"] + list(_modules_all)
+__all__ = ["Parameter", "Buffer", "functional", "init", "modules", "utils"] + list(_modules_all)

@@ -48,16 +48,30 @@ def _standard_normal(shape, generator):
     return randn(*shape, dtype=float64)
 
 
+def _check_floating(tensor, kernel):
+    """Random fills are for floating point tensors, as in PyTorch."""
+    if not tensor.is_floating_point():
+        raise NotImplementedError(f'"{kernel}" not implemented for \'{tensor.dtype.type_name}\': '
+                                  "random initialisation needs a floating point tensor")
+
+
 # ----- the plain fills ------------------------------------------------------------------------
 @no_grad()
 def uniform_(tensor, a=0.0, b=1.0, generator=None):
     """Fill with numbers drawn uniformly from ``[a, b)``."""
+    _check_floating(tensor, "check_uniform_bounds")
+    if a > b:
+        raise RuntimeError(f"uniform_ expects to return a [from, to) range, but found "
+                           f"from={a:g} > to={b:g}: give the lower bound first")
     return tensor.copy_(_standard_uniform(tuple(tensor.shape), generator) * (b - a) + a)
 
 
 @no_grad()
 def normal_(tensor, mean=0.0, std=1.0, generator=None):
     """Fill with numbers drawn from a normal distribution ``N(mean, std**2)``."""
+    _check_floating(tensor, "normal_kernel_cpu")
+    if std < 0:
+        raise RuntimeError(f"normal expects std >= 0.0, but found std {std:g}")
     return tensor.copy_(_standard_normal(tuple(tensor.shape), generator) * std + mean)
 
 

@@ -1,4 +1,4 @@
-"""Module.__call__ (= _call_impl) and its hooks: order, arguments, return values, removal.
+"""Module.__call__ (-> _wrapped_call_impl -> _call_impl) and its hooks: order, arguments, return values, removal.
 
 The orders and arguments asserted here are what PyTorch 2.13 produces for the
 same code (checked side by side).
@@ -33,8 +33,21 @@ def no_global_hooks_left():
     assert not module_mod._global_forward_pre_hooks and not module_mod._global_forward_hooks
 
 
-def test_call_is_call_impl():
-    assert nn.Module.__call__ is nn.Module._call_impl
+def test_call_is_wrapped_call_impl_which_calls_call_impl():
+    # PyTorch 2.x: __call__ is _wrapped_call_impl (not _call_impl), which calls _call_impl
+    assert nn.Module.__call__ is nn.Module._wrapped_call_impl
+    assert nn.Module.__call__ is not nn.Module._call_impl
+    seen = []
+
+    class Traced(nn.Module):
+        def _call_impl(self, *args, **kwargs):
+            seen.append(args)
+            return super()._call_impl(*args, **kwargs)
+
+        def forward(self, x):
+            return x + 1
+
+    assert Traced()(torch.ones(1)).tolist() == [2.0] and len(seen) == 1
 
 
 def test_full_order_of_hooks():

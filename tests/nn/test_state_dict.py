@@ -152,7 +152,8 @@ def test_not_a_mapping():
         Net().load_state_dict([1])
 
 
-def test_failed_load_changes_nothing():
+def test_failed_strict_load_changes_nothing():
+    # minitorch's promise (PyTorch keeps the entries it copied before raising)
     n = Net()
     before = snapshot(n)
     sd = snapshot(n)
@@ -160,13 +161,33 @@ def test_failed_load_changes_nothing():
     sd["a"] = torch.full((2,), 7.0)
     sd["fc.weight"] = torch.zeros(5, 5)          # one bad entry among good ones
     with pytest.raises(RuntimeError):
-        n.load_state_dict(sd, strict=False)
-    after = n.state_dict()
-    assert all(after[k].equal(before[k]) for k in before)
+        n.load_state_dict(sd)
+    assert all(n.state_dict()[k].equal(before[k]) for k in before)
     del sd["fc.weight"]                          # strict failure: missing key
     with pytest.raises(RuntimeError):
         n.load_state_dict(sd)
     assert all(n.state_dict()[k].equal(before[k]) for k in before)
+
+
+def test_failed_strict_load_with_assign_puts_the_old_parameters_back():
+    n = Net()
+    weight, steps = n.fc.weight, n.steps
+    sd = snapshot(n)
+    del sd["fc.bias"]
+    with pytest.raises(RuntimeError, match="Missing key"):
+        n.load_state_dict(sd, assign=True)
+    assert n.fc.weight is weight and n.steps is steps
+
+
+def test_failed_non_strict_load_keeps_what_it_copied():
+    # as PyTorch 2.13: the good entries are copied, then the error is raised
+    n = Net()
+    sd = snapshot(n)
+    sd["fc.bias"] = torch.full((3,), 7.0)
+    sd["fc.weight"] = torch.zeros(5, 5)
+    with pytest.raises(RuntimeError, match="size mismatch for fc.weight"):
+        n.load_state_dict(sd, strict=False)
+    assert n.fc.bias.tolist() == [7.0, 7.0, 7.0]
 
 
 def test_non_persistent_buffer_not_saved_or_expected():
@@ -211,9 +232,15 @@ def test_state_dict_hooks_arguments_and_order():
 
 
 def test_state_dict_hook_can_replace_result():
+    # PyTorch 2.13: only hooks registered with the older _register_state_dict_hook may
+    # replace the state dict; a public post-hook that returns a value is refused.
+    lin = nn.Linear(1, 1)
+    lin._register_state_dict_hook(lambda mod, sd, prefix, meta: {"replaced": True})
+    assert lin.state_dict() == {"replaced": True}
     lin = nn.Linear(1, 1)
     lin.register_state_dict_post_hook(lambda mod, sd, prefix, meta: {"replaced": True})
-    assert lin.state_dict() == {"replaced": True}
+    with pytest.raises(RuntimeError, match="state_dict post-hook must return None"):
+        lin.state_dict()
 
 
 def test_load_state_dict_pre_and_post_hooks():

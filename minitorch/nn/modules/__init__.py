@@ -3,13 +3,22 @@ as in PyTorch's ``torch/nn/modules``."""
 
 from .module import Module
 from .linear import Linear, Identity
-from .activation import ReLU, Sigmoid, Tanh, Softmax, LogSoftmax
+from .activation import ReLU, Sigmoid, Tanh, Softmax, LogSoftmax, LeakyReLU, GELU, ELU, Softplus
 from .container import Sequential, ModuleList, ModuleDict, ParameterList, ParameterDict
 from .flatten import Flatten, Unflatten
-from .dropout import Dropout
-from .batchnorm import BatchNorm1d
-from .loss import MSELoss, CrossEntropyLoss
+from .dropout import Dropout, Dropout2d
+from .batchnorm import BatchNorm1d, BatchNorm2d
+from .normalization import LayerNorm
+from .sparse import Embedding
+from .conv import Conv1d, Conv2d
+from .pooling import MaxPool2d, AvgPool2d, AdaptiveAvgPool2d
+from .loss import (MSELoss, CrossEntropyLoss, NLLLoss, L1Loss, SmoothL1Loss, HuberLoss, BCELoss,
+                   BCEWithLogitsLoss)
 
 __all__ = ["Module", "Linear", "Identity", "ReLU", "Sigmoid", "Tanh", "Softmax", "LogSoftmax",
+           "LeakyReLU", "GELU", "ELU", "Softplus",
            "Sequential", "ModuleList", "ModuleDict", "ParameterList", "ParameterDict", "Flatten",
-           "Unflatten", "Dropout", "BatchNorm1d", "MSELoss", "CrossEntropyLoss"]
+           "Unflatten", "Dropout", "Dropout2d", "BatchNorm1d", "BatchNorm2d", "LayerNorm",
+           "Embedding", "Conv1d", "Conv2d", "MaxPool2d", "AvgPool2d", "AdaptiveAvgPool2d",
+           "MSELoss", "CrossEntropyLoss", "NLLLoss", "L1Loss", "SmoothL1Loss", "HuberLoss",
+           "BCELoss", "BCEWithLogitsLoss"]

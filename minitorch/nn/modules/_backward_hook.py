@@ -48,6 +48,16 @@ def _pack(indices, values, size):
     return tuple(packed)
 
 
+def _check_sizes(new, old):
+    """A hook may replace gradients, not change their shapes."""
+    for value, before in zip(new, old):
+        if isinstance(value, Tensor) and isinstance(before, Tensor) and value.shape != before.shape:
+            raise RuntimeError(
+                f"hook 'hook' has changed the size of value: a full backward hook returned a "
+                f"gradient of shape {list(value.shape)} for an input of shape "
+                f"{list(before.shape)}; return gradients of the inputs' shapes (or None)")
+
+
 class BackwardHook:
     """Connects one call of a module to its full backward (pre-)hooks."""
 
@@ -99,6 +109,7 @@ class BackwardHook:
             if len(result) != len(grads):
                 raise RuntimeError(f"Backward hook returned an invalid number of grad_input, "
                                    f"got {len(result)}, but expected {len(grads)}")
+            _check_sizes(result, grads)
             grads = result
         self.grad_outputs = None
         # A node hook may not put a gradient where none flows (PyTorch refuses it too).

@@ -1,4 +1,5 @@
-"""Activation layers: ``ReLU``, ``Sigmoid``, ``Tanh``, ``Softmax``, ``LogSoftmax`` (chapter 5).
+"""Activation layers: ``ReLU``, ``Sigmoid``, ``Tanh``, ``Softmax``, ``LogSoftmax``
+(chapter 5), and ``LeakyReLU``, ``GELU``, ``ELU``, ``Softplus`` (chapter 11).
 
 Modules without parameters: each ``forward`` is one call into
 ``nn.functional``.  They exist so that a network can be written as a
@@ -8,7 +9,8 @@ Modules without parameters: each ``forward`` is one call into
 from .. import functional as F
 from .module import Module
 
-__all__ = ["ReLU", "Sigmoid", "Tanh", "Softmax", "LogSoftmax"]
+__all__ = ["ReLU", "Sigmoid", "Tanh", "Softmax", "LogSoftmax", "LeakyReLU", "GELU", "ELU",
+           "Softplus"]
 
 
 class ReLU(Module):
@@ -65,3 +67,68 @@ class LogSoftmax(Module):
 
     def extra_repr(self):
         return f"dim={self.dim}"
+
+
+def _inplace_text(inplace):
+    return ", inplace=True" if inplace else ""
+
+
+class LeakyReLU(Module):
+    """``x`` for ``x > 0``, ``negative_slope * x`` otherwise: a ReLU that lets a little
+    gradient through for negative inputs."""
+
+    def __init__(self, negative_slope=0.01, inplace=False):
+        super().__init__()
+        self.negative_slope = negative_slope
+        self.inplace = inplace
+
+    def forward(self, input):
+        return F.leaky_relu(input, self.negative_slope, self.inplace)
+
+    def extra_repr(self):
+        return f"negative_slope={self.negative_slope}{_inplace_text(self.inplace)}"
+
+
+class GELU(Module):
+    """``x * Phi(x)``, Phi the standard normal CDF (``approximate="tanh"``: its tanh
+    approximation): the activation of transformers."""
+
+    def __init__(self, approximate="none"):
+        super().__init__()
+        self.approximate = approximate
+
+    def forward(self, input):
+        return F.gelu(input, approximate=self.approximate)
+
+    def extra_repr(self):
+        return f"approximate={self.approximate!r}"
+
+
+class ELU(Module):
+    """``x`` for ``x > 0``, ``alpha * (exp(x) - 1)`` otherwise."""
+
+    def __init__(self, alpha=1.0, inplace=False):
+        super().__init__()
+        self.alpha = alpha
+        self.inplace = inplace
+
+    def forward(self, input):
+        return F.elu(input, self.alpha, self.inplace)
+
+    def extra_repr(self):
+        return f"alpha={self.alpha}{_inplace_text(self.inplace)}"
+
+
+class Softplus(Module):
+    """``log(1 + exp(beta * x)) / beta``: a smooth approximation of ReLU."""
+
+    def __init__(self, beta=1.0, threshold=20.0):
+        super().__init__()
+        self.beta = beta
+        self.threshold = threshold
+
+    def forward(self, input):
+        return F.softplus(input, self.beta, self.threshold)
+
+    def extra_repr(self):
+        return f"beta={self.beta}, threshold={self.threshold}"

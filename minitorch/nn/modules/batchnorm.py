@@ -1,4 +1,5 @@
-"""``nn.BatchNorm1d``: parameters, buffers and the training flag in one layer (chapters 5 and 6).
+"""``nn.BatchNorm1d`` and ``nn.BatchNorm2d``: parameters, buffers and the training flag in
+one layer (chapters 5, 6 and 11).
 
 In training mode it normalises each feature with the batch's own mean and
 (biased) variance, then updates its running estimates, which are *buffers*
@@ -21,11 +22,11 @@ from .. import init
 from ..parameter import Parameter
 from .module import Module
 
-__all__ = ["BatchNorm1d"]
+__all__ = ["BatchNorm1d", "BatchNorm2d"]
 
 
-class BatchNorm1d(Module):
-    """Batch normalisation over the feature dim of ``(N, C)`` or ``(N, C, L)`` inputs."""
+class _BatchNorm(Module):
+    """What BatchNorm1d and BatchNorm2d share; they differ only in the inputs they accept."""
 
     _version = 2
 
@@ -65,8 +66,7 @@ class BatchNorm1d(Module):
                 init.zeros_(self.bias)
 
     def _check_input(self, input):
-        if input.ndim not in (2, 3):
-            raise ValueError(f"expected 2D or 3D input (got {input.ndim}D input)")
+        self._check_input_dim(input)
         if input.shape[1] != self.num_features:
             raise RuntimeError(f"running_mean should contain {input.shape[1]} elements not "
                                f"{self.num_features}")
@@ -87,8 +87,8 @@ class BatchNorm1d(Module):
                             else None,
                             self.weight, self.bias, use_batch_stats, factor, self.eps)
 
-    def _plan_load_from_state_dict(self, state_dict, prefix, local_metadata, strict,
-                                   missing_keys, unexpected_keys, error_msgs):
+    def _load_from_state_dict(self, state_dict, prefix, local_metadata, strict,
+                              missing_keys, unexpected_keys, error_msgs):
         # Checkpoints older than version 2 of this layer have no num_batches_tracked:
         # keep the current count instead of reporting the key as missing.
         version = local_metadata.get("version")
@@ -96,9 +96,26 @@ class BatchNorm1d(Module):
         if (version is None or version < 2) and self.track_running_stats and key not in state_dict:
             state_dict[key] = self.num_batches_tracked if self.num_batches_tracked is not None \
                 else tensor(0, dtype=int64)
-        return super()._plan_load_from_state_dict(state_dict, prefix, local_metadata, strict,
-                                                  missing_keys, unexpected_keys, error_msgs)
+        super()._load_from_state_dict(state_dict, prefix, local_metadata, strict,
+                                      missing_keys, unexpected_keys, error_msgs)
 
     def extra_repr(self):
         return ("{num_features}, eps={eps}, momentum={momentum}, affine={affine}, bias={use_bias}, "
                 "track_running_stats={track_running_stats}".format(**self.__dict__))
+
+
+class BatchNorm1d(_BatchNorm):
+    """Batch normalisation over the feature dim of ``(N, C)`` or ``(N, C, L)`` inputs."""
+
+    def _check_input_dim(self, input):
+        if input.ndim not in (2, 3):
+            raise ValueError(f"expected 2D or 3D input (got {input.ndim}D input)")
+
+
+class BatchNorm2d(_BatchNorm):
+    """Batch normalisation over the channels of ``(N, C, H, W)`` images: one mean and
+    variance per channel, over the batch and every position."""
+
+    def _check_input_dim(self, input):
+        if input.ndim != 4:
+            raise ValueError(f"expected 4D input (got {input.ndim}D input)")

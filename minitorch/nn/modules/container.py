@@ -80,10 +80,65 @@ class Sequential(Module):
         self.add_module(str(len(self)), module)
         return self
 
+    def insert(self, index, module):
+        """Put ``module`` at position ``index`` (``-len <= index <= len``); later layers move up."""
+        if not isinstance(module, Module):
+            raise AssertionError(f"module should be of type: {Module}")
+        n = len(self._modules)
+        if not -n <= index <= n:
+            raise IndexError(f"Index out of range: {index}")
+        index = index + n if index < 0 else index
+        for i in range(n, index, -1):
+            self._modules[str(i)] = self._modules[str(i - 1)]
+        self._modules[str(index)] = module
+        return self
+
+    def extend(self, sequential):
+        """Append every module of ``sequential`` (any iterable of modules)."""
+        for module in sequential:
+            self.append(module)
+        return self
+
+    def pop(self, key):
+        module = self[key]
+        del self[key]
+        return module
+
+    def __add__(self, other):
+        """A new Sequential with the layers of both (the layer objects are shared)."""
+        if not isinstance(other, Sequential):
+            raise ValueError("add operator supports only objects of Sequential class, but "
+                             f"{type(other)} is given.")
+        return Sequential(*self, *other)
+
+    def __iadd__(self, other):
+        if not isinstance(other, Sequential):
+            raise ValueError("add operator supports only objects of Sequential class, but "
+                             f"{type(other)} is given.")
+        return self.extend(list(other))
+
+    def __mul__(self, times):
+        """``Sequential(a, b) * 2`` is ``Sequential(a, b, a, b)`` (the same layer objects)."""
+        _check_factor(self, times)
+        return Sequential(*(list(self) * times))
+
+    __rmul__ = __mul__
+
+    def __imul__(self, times):
+        _check_factor(self, times)
+        return self.extend(list(self) * (times - 1))
+
     def forward(self, input):
         for module in self._modules.values():
             input = module(input)
         return input
+
+
+def _check_factor(sequential, times):
+    if not isinstance(times, int):
+        raise TypeError(f"unsupported operand type(s) for *: {type(sequential)} and {type(times)}")
+    if times <= 0:
+        raise ValueError(f"Non-positive multiplication factor {times} for {type(sequential)}")
 
 
 class ModuleList(Module):
@@ -127,6 +182,9 @@ class ModuleList(Module):
         return self
 
     def extend(self, modules):
+        if not isinstance(modules, Iterable):
+            raise TypeError("ModuleList.extend should be called with an iterable, but got "
+                            + type(modules).__name__)
         for module in modules:
             self.append(module)
         return self

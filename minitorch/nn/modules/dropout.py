@@ -9,7 +9,7 @@ on the whole module tree.
 from .. import functional as F
 from .module import Module
 
-__all__ = ["Dropout"]
+__all__ = ["Dropout", "Dropout2d"]
 
 
 class Dropout(Module):
@@ -26,3 +26,11 @@ class Dropout(Module):
 
     def extra_repr(self):
         return f"p={self.p}, inplace={self.inplace}"
+
+
+class Dropout2d(Dropout):
+    """Randomly zero whole channels of ``(N, C, H, W)`` inputs during training (neighbouring
+    pixels are correlated, so dropping single pixels regularises little)."""
+
+    def forward(self, input):
+        return F.dropout2d(input, self.p, self.training, self.inplace)

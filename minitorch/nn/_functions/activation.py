@@ -1,0 +1,259 @@
+"""Activation functions as built-in Functions (chapter 6's pattern, used by chapter 11's nets).
+
+Each forward computes on numpy arrays.  Each ``backward`` is written with
+tensor operations, so that it can itself be differentiated (``create_graph=True``,
+``gradgradcheck``), and each ``backward_on_arrays`` is the same derivative on
+arrays, the fast path when no graph of the gradient is wanted.
+
+``Erf`` is here because GELU needs it; it is the ``torch.erf`` the tensor layer
+does not have yet.
+"""
+
+import math
+
+import numpy as np
+
+from ...ops._common import BuiltinFunction, as_float, wrap
+
+__all__ = ["Erf", "Log1p", "Gelu", "Elu", "EluInplace", "LeakyRelu", "LeakyReluInplace", "Softplus"]
+
+_erf = np.frompyfunc(math.erf, 1, 1)        # numpy has no erf; math.erf is exact to the last bit
+_TWO_OVER_SQRT_PI = 2 / math.sqrt(math.pi)
+_SQRT_HALF = math.sqrt(0.5)
+_ONE_OVER_SQRT_2PI = 1 / math.sqrt(2 * math.pi)
+_SQRT_2_OVER_PI = math.sqrt(2 / math.pi)
+_CUBIC = 0.044715            # the coefficient of the tanh approximation of GELU
+
+
+def erf_array(x):
+    """The error function of every element of a float array, in the array's dtype."""
+    x = np.asarray(x)
+    return np.asarray(_erf(x), dtype=x.dtype) if x.size else x.copy()
+
+
+class Erf(BuiltinFunction):
+    """``erf(x) = 2/sqrt(pi) * integral of exp(-t**2) from 0 to x``."""
+    _backward_name = "ErfBackward0"
+    _saved_names = ("self",)
+
+    @staticmethod
+    def forward(ctx, a):
+        ctx.save_for_backward(a)
+        return erf_array(as_float(a))
+
+    @staticmethod
+    def backward(ctx, grad):
+        a, = ctx.saved_tensors
+        return grad * ((-(a * a)).exp() * _TWO_OVER_SQRT_PI)
+
+    @staticmethod
+    def backward_on_arrays(ctx, grad):
+        a, = ctx.saved_arrays
+        return grad * (np.exp(-(a * a)) * _TWO_OVER_SQRT_PI)
+
+
+class Log1p(BuiltinFunction):
+    """``log(1 + x)``, accurate for small ``x`` (the ``torch.log1p`` the tensor layer lacks)."""
+    _backward_name = "Log1pBackward0"
+    _saved_names = ("self",)
+
+    @staticmethod
+    def forward(ctx, a):
+        ctx.save_for_backward(a)
+        return np.log1p(as_float(a))
+
+    @staticmethod
+    def backward(ctx, grad):
+        a, = ctx.saved_tensors
+        return grad / (a + 1)
+
+    @staticmethod
+    def backward_on_arrays(ctx, grad):
+        a, = ctx.saved_arrays
+        return grad / (a + 1)
+
+
+# ----- GELU ---------------------------------------------------------------------------------
+class Gelu(BuiltinFunction):
+    """``x * Phi(x)``, Phi the standard normal distribution function; with
+    ``approximate="tanh"``, ``x/2 * (1 + tanh(sqrt(2/pi) * (x + 0.044715 x**3)))``."""
+    _backward_name = "GeluBackward0"
+    _saved_names = ("self",)
+
+    @staticmethod
+    def forward(ctx, a, approximate):
+        ctx.save_for_backward(a)
+        ctx.approximate = approximate
+        x = a._data
+        if approximate == "tanh":
+            return 0.5 * x * (1 + np.tanh(_SQRT_2_OVER_PI * (x + _CUBIC * x * x * x)))
+        return 0.5 * x * (1 + erf_array(x * _SQRT_HALF))
+
+    @staticmethod
+    def backward(ctx, grad):
+        a, = ctx.saved_tensors
+        if ctx.approximate == "tanh":
+            t = ((a + a * a * a * _CUBIC) * _SQRT_2_OVER_PI).tanh()
+            slope = (t + 1) * 0.5 + a * (1 - t * t) * (a * a * (3 * _CUBIC) + 1) * (
+                0.5 * _SQRT_2_OVER_PI)
+        else:
+            cdf = (Erf.apply(a * _SQRT_HALF) + 1) * 0.5
+            slope = cdf + a * (a * a * -0.5).exp() * _ONE_OVER_SQRT_2PI
+        return grad * slope, None
+
+    @staticmethod
+    def backward_on_arrays(ctx, grad):
+        x, = ctx.saved_arrays
+        if ctx.approximate == "tanh":
+            t = np.tanh(_SQRT_2_OVER_PI * (x + _CUBIC * x * x * x))
+            slope = 0.5 * (1 + t) + 0.5 * _SQRT_2_OVER_PI * x * (1 - t * t) * (
+                1 + 3 * _CUBIC * x * x)
+        else:
+            slope = 0.5 * (1 + erf_array(x * _SQRT_HALF)) + _ONE_OVER_SQRT_2PI * x * np.exp(
+                -0.5 * x * x)
+        return grad * slope, None
+
+
+# ----- ELU ----------------------------------------------------------------------------------
+def _elu_array(x, alpha):
+    return np.where(x > 0, x, alpha * np.expm1(np.minimum(x, 0))).astype(x.dtype, copy=False)
+
+
+class Elu(BuiltinFunction):
+    """``x`` for ``x > 0``, ``alpha * (exp(x) - 1)`` otherwise."""
+    _backward_name = "EluBackward0"
+    _saved_names = ("self",)
+
+    @staticmethod
+    def forward(ctx, a, alpha):
+        ctx.save_for_backward(a)
+        ctx.alpha = alpha
+        return _elu_array(a._data, alpha)
+
+    @staticmethod
+    def backward(ctx, grad):
+        a, = ctx.saved_tensors
+        slope = (a.clamp(max=0).exp() * ctx.alpha).masked_fill(a > 0, 1.0)
+        return grad * slope, None
+
+    @staticmethod
+    def backward_on_arrays(ctx, grad):
+        x, = ctx.saved_arrays
+        return grad * np.where(x > 0, 1, ctx.alpha * np.exp(np.minimum(x, 0))).astype(
+            grad.dtype, copy=False), None
+
+
+class EluInplace(BuiltinFunction):
+    """``elu_``: the result written into the input; its derivative read from the result
+    (``result + alpha`` where ``x <= 0``), as PyTorch's ``EluBackward1``."""
+    _backward_name = "EluBackward1"
+    _saved_names = ("result",)
+
+    @staticmethod
+    def forward(ctx, a, alpha):
+        a._data[...] = _elu_array(a._data, alpha)
+        ctx.mark_dirty(a)
+        ctx.save_for_backward(a)
+        ctx.alpha = alpha
+        return a
+
+    @staticmethod
+    def backward(ctx, grad):
+        _refuse_negative_in_place(ctx.alpha, "elu")
+        result, = ctx.saved_tensors
+        return grad * (result + ctx.alpha).masked_fill(result > 0, 1.0), None
+
+
+def _refuse_negative_in_place(slope, name):
+    if slope < 0:
+        raise RuntimeError(f"In-place {name} backward calculation is triggered with a negative "
+                           "slope which is not supported. This is caused by calling in-place "
+                           "forward function with a negative slope, please call out-of-place "
+                           "version instead.")
+
+
+# ----- LeakyReLU ----------------------------------------------------------------------------
+def _leaky_array(x, slope):
+    return np.where(x > 0, x, x * slope).astype(x.dtype, copy=False)
+
+
+def _leaky_slope(positive, slope, dtype):
+    """1 where ``positive``, ``slope`` elsewhere: the derivative, a constant array."""
+    return np.where(positive, 1, slope).astype(dtype, copy=False)
+
+
+class LeakyRelu(BuiltinFunction):
+    """``x`` for ``x > 0``, ``negative_slope * x`` otherwise."""
+    _backward_name = "LeakyReluBackward0"
+    _saved_names = ("self",)
+
+    @staticmethod
+    def forward(ctx, a, slope):
+        ctx.save_for_backward(a)
+        ctx.slope = slope
+        return _leaky_array(a._data, slope)
+
+    @staticmethod
+    def backward(ctx, grad):
+        a, = ctx.saved_tensors
+        return grad * wrap(_leaky_slope(a._data > 0, ctx.slope, grad._data.dtype)), None
+
+    @staticmethod
+    def backward_on_arrays(ctx, grad):
+        x, = ctx.saved_arrays
+        return grad * _leaky_slope(x > 0, ctx.slope, grad.dtype), None
+
+
+class LeakyReluInplace(BuiltinFunction):
+    """``leaky_relu_``: the result written into the input (``LeakyReluBackward1``)."""
+    _backward_name = "LeakyReluBackward1"
+    _saved_names = ("result",)
+
+    @staticmethod
+    def forward(ctx, a, slope):
+        np.copyto(a._data, _leaky_array(a._data, slope))
+        ctx.mark_dirty(a)
+        ctx.save_for_backward(a)
+        ctx.slope = slope
+        return a
+
+    @staticmethod
+    def backward(ctx, grad):
+        _refuse_negative_in_place(ctx.slope, "leakyReLu")
+        result, = ctx.saved_tensors
+        return grad * wrap(_leaky_slope(result._data > 0, ctx.slope, grad._data.dtype)), None
+
+
+# ----- Softplus -----------------------------------------------------------------------------
+class Softplus(BuiltinFunction):
+    """``log(1 + exp(beta * x)) / beta``, and ``x`` itself where ``beta * x > threshold``
+    (where the two agree to within float precision)."""
+    _backward_name = "SoftplusBackward0"
+    _saved_names = ("self",)
+
+    @staticmethod
+    def forward(ctx, a, beta, threshold):
+        ctx.save_for_backward(a)
+        ctx.beta, ctx.threshold = beta, threshold
+        x = a._data
+        bx = x * beta
+        smooth = np.logaddexp(0, bx) / beta
+        return np.where(bx > threshold, x, smooth).astype(x.dtype, copy=False)
+
+    @staticmethod
+    def backward(ctx, grad):
+        a, = ctx.saved_tensors
+        bx = a * ctx.beta
+        return grad * bx.sigmoid().masked_fill(bx > ctx.threshold, 1.0), None, None
+
+    @staticmethod
+    def backward_on_arrays(ctx, grad):
+        x, = ctx.saved_arrays
+        bx = x * ctx.beta
+        slope = np.where(bx > ctx.threshold, 1, sigmoid_array(bx))
+        return grad * slope.astype(grad.dtype, copy=False), None, None
+
+
+def sigmoid_array(z):
+    """``1 / (1 + exp(-z))`` without overflow for any ``z``: ``exp(-log(1 + exp(-z)))``."""
+    return np.exp(-np.logaddexp(0, -z))

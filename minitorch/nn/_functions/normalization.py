@@ -1,0 +1,148 @@
+"""Layer normalisation and embedding lookup as built-in Functions (chapter 11's layers).
+
+``NativeLayerNorm`` normalises each sample over its last dimensions (the
+``normalized_shape``), then scales and shifts elementwise.  Unlike batch
+normalisation it never mixes samples, so it behaves the same in training
+and evaluation.
+
+``Embedding`` is a table lookup, ``weight[indices]``; its gradient adds
+each row's incoming gradients into that row of the table (a scatter-add),
+and the gradient of that scatter is the lookup again.
+"""
+
+import numpy as np
+
+from ...ops._common import BuiltinFunction, wrap
+
+__all__ = ["NativeLayerNorm", "Embedding", "EmbeddingDenseBackward"]
+
+
+class NativeLayerNorm(BuiltinFunction):
+    """``(x - mean) / sqrt(var + eps) * weight + bias`` over the last ``n_dims`` dims."""
+    _backward_name = "NativeLayerNormBackward0"
+    _saved_names = ("input", "weight", "bias")
+
+    @staticmethod
+    def forward(ctx, input, weight, bias, n_dims, eps):
+        x = input._data
+        dims = tuple(range(x.ndim - n_dims, x.ndim))
+        mean = x.mean(axis=dims, keepdims=True)
+        centered = x - mean
+        rstd = 1 / np.sqrt((centered * centered).mean(axis=dims, keepdims=True) + eps)
+        ctx.dims, ctx.eps, ctx.normalized = dims, eps, (centered * rstd).astype(x.dtype)
+        ctx.rstd = rstd.astype(x.dtype)
+        ctx.save_for_backward(input, weight, bias)
+        out = ctx.normalized
+        if weight is not None:
+            out = out * weight._data
+        if bias is not None:
+            out = out + bias._data
+        return out.astype(x.dtype, copy=False)
+
+    @staticmethod
+    def backward(ctx, grad):
+        """Written with tensor operations (the statistics recomputed from the input), so
+        that the gradient can be differentiated again."""
+        x, weight, bias = ctx.saved_tensors
+        need_x, need_w, need_b = ctx.needs_input_grad[:3]
+        dims = ctx.dims
+        lead = tuple(range(x.ndim - len(dims)))
+        centered = x - x.mean(dims, keepdim=True)
+        rstd = 1 / ((centered * centered).mean(dims, keepdim=True) + ctx.eps).sqrt()
+        xhat = centered * rstd
+        grad_x = grad_w = grad_b = None
+        if need_x:
+            gx = grad * weight if weight is not None else grad
+            grad_x = rstd * (gx - gx.mean(dims, keepdim=True)
+                             - xhat * (gx * xhat).mean(dims, keepdim=True))
+        if need_w:
+            grad_w = (grad * xhat).sum(lead) if lead else grad * xhat
+        if need_b:
+            grad_b = grad.sum(lead) if lead else grad * 1
+        return grad_x, grad_w, grad_b, None, None
+
+    @staticmethod
+    def backward_on_arrays(ctx, grad):
+        x, weight, _ = ctx.saved_arrays
+        need_x, need_w, need_b = ctx.needs_input_grad[:3]
+        dims, xhat = ctx.dims, ctx.normalized
+        lead = tuple(range(x.ndim - len(dims)))
+        grad_x = grad_w = grad_b = None
+        if need_x:
+            gx = grad * weight if weight is not None else grad
+            grad_x = ctx.rstd * (gx - gx.mean(axis=dims, keepdims=True)
+                                 - xhat * (gx * xhat).mean(axis=dims, keepdims=True))
+            grad_x = grad_x.astype(grad.dtype, copy=False)
+        if need_w:
+            grad_w = (grad * xhat).sum(axis=lead) if lead else grad * xhat
+        if need_b:
+            grad_b = grad.sum(axis=lead) if lead else grad.copy()
+        return grad_x, grad_w, grad_b, None, None
+
+
+# ----- embedding --------------------------------------------------------------------------------
+def _row_scale(indices, n_rows, padding_idx, scale_grad_by_freq, dtype):
+    """What each table row's gradient is multiplied by: 0 for the padding row, and
+    1 / (how often the row was looked up) with ``scale_grad_by_freq``; None if all 1."""
+    if padding_idx is None and not scale_grad_by_freq:
+        return None
+    scale = np.ones(n_rows, dtype=dtype)
+    if scale_grad_by_freq:
+        counts = np.bincount(indices.ravel(), minlength=n_rows)
+        scale = scale / np.maximum(counts, 1).astype(dtype)
+    if padding_idx is not None:
+        scale[padding_idx] = 0
+    return scale
+
+
+class Embedding(BuiltinFunction):
+    """``weight[indices]``: row ``i`` of the table for each index ``i``."""
+    _backward_name = "EmbeddingBackward0"
+    _saved_names = ("indices",)
+
+    @staticmethod
+    def forward(ctx, weight, indices, padding_idx, scale_grad_by_freq):
+        ctx.save_for_backward(indices)
+        ctx.n_rows, ctx.padding_idx, ctx.by_freq = weight.shape[0], padding_idx, scale_grad_by_freq
+        return weight._data[indices._data]
+
+    @staticmethod
+    def backward(ctx, grad):
+        indices, = ctx.saved_tensors
+        return EmbeddingDenseBackward.apply(grad, indices, ctx.n_rows, ctx.padding_idx,
+                                            ctx.by_freq), None, None, None
+
+    @staticmethod
+    def backward_on_arrays(ctx, grad):
+        indices, = ctx.saved_arrays
+        return _scatter_rows(grad, indices, ctx.n_rows, ctx.padding_idx, ctx.by_freq), \
+            None, None, None
+
+
+def _scatter_rows(grad, indices, n_rows, padding_idx, by_freq):
+    table = np.zeros((n_rows,) + grad.shape[indices.ndim:], dtype=grad.dtype)
+    np.add.at(table, indices.ravel(), grad.reshape((indices.size,) + table.shape[1:]))
+    scale = _row_scale(indices, n_rows, padding_idx, by_freq, grad.dtype)
+    if scale is not None:
+        table *= scale.reshape((-1,) + (1,) * (table.ndim - 1))
+    return table
+
+
+class EmbeddingDenseBackward(BuiltinFunction):
+    """The embedding's gradient for the table: each looked-up row's gradients added
+    into that row (the padding row left at zero)."""
+    _backward_name = "EmbeddingDenseBackwardBackward0"
+
+    @staticmethod
+    def forward(ctx, grad, indices, n_rows, padding_idx, by_freq):
+        ctx.indices, ctx.n_rows = indices, n_rows
+        ctx.padding_idx, ctx.by_freq = padding_idx, by_freq
+        return _scatter_rows(grad._data, indices._data, n_rows, padding_idx, by_freq)
+
+    @staticmethod
+    def backward(ctx, grad):
+        scale = _row_scale(ctx.indices._data, ctx.n_rows, ctx.padding_idx, ctx.by_freq,
+                           grad._data.dtype)
+        if scale is not None:
+            grad = grad * wrap(scale.reshape((-1,) + (1,) * (grad.ndim - 1)))
+        return Embedding.apply(grad, ctx.indices, None, False), None, None, None, None
