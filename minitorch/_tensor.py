@@ -93,9 +93,14 @@ class Tensor:
             raise TypeError("Tensor() takes data or sizes only; use minitorch.tensor(data, "
                             "dtype=..., requires_grad=...) for the other options")
         if len(args) == 1 and not isinstance(args[0], (int, np.integer)):
-            t = _creation.tensor(args[0], dtype=_dtype.float32)
+            data = args[0]
+            if isinstance(data, numbers.Number):
+                raise TypeError(f"new(): data must be a sequence (got {type(data).__name__}); "
+                                "Tensor(n) with an int makes n elements, minitorch.tensor(x) "
+                                "holds a number")
+            t = _creation.tensor(data, dtype=_dtype.get_default_dtype())
         else:
-            t = _creation.empty(*args)
+            t = _creation.empty(*(args or (0,)))
         return t if cls is Tensor else cls._make_subclass(cls, t, False)
 
     @staticmethod
