@@ -645,21 +645,25 @@ class Tensor:
         return self
 
     def add(self, other, *, alpha=1):
-        return self + (other * alpha if alpha != 1 else other)
+        result = ops.add(self, other) if _is_one(alpha) else ops.add_alpha(self, other, alpha)
+        return result if result is not NotImplemented else _not_an_operand("add", other)
 
     def sub(self, other, *, alpha=1):
-        return self - (other * alpha if alpha != 1 else other)
+        result = ops.sub(self, other) if _is_one(alpha) else ops.sub_alpha(self, other, alpha)
+        return result if result is not NotImplemented else _not_an_operand("sub", other)
 
     subtract = sub
 
     def mul(self, other):
-        return self * other
+        result = ops.mul(self, other)
+        return result if result is not NotImplemented else _not_an_operand("mul", other)
 
     multiply = mul
 
     def div(self, other, *, rounding_mode=None):
         if rounding_mode is None:
-            return self / other
+            result = ops.div(self, other)
+            return result if result is not NotImplemented else _not_an_operand("div", other)
         if rounding_mode == "floor":
             return self // other
         if rounding_mode == "trunc":
@@ -691,44 +695,60 @@ class Tensor:
         return ops.matmul(self, other)
 
     def mm(self, mat2):
-        return ops.Mm.apply(self, mat2)
+        return ops.mm(self, mat2)
 
     def mv(self, vec):
-        return ops.Mv.apply(self, vec)
+        return ops.mv(self, vec)
 
     def dot(self, other):
-        return ops.Dot.apply(self, other)
+        return ops.dot(self, other)
 
     def bmm(self, mat2):
-        return ops.Bmm.apply(self, mat2)
+        return ops.bmm(self, mat2)
 
     # ================================================================================
     # Elementwise math (ops/pointwise.py)
     # ================================================================================
-    def exp(self):
+    def exp(self, *no_arguments):
+        if no_arguments:
+            raise _no_arguments("exp", no_arguments)
         return ops.Exp.apply(self)
 
-    def log(self):
+    def log(self, *no_arguments):
+        if no_arguments:
+            raise _no_arguments("log", no_arguments)
         return ops.Log.apply(self)
 
-    def sqrt(self):
+    def sqrt(self, *no_arguments):
+        if no_arguments:
+            raise _no_arguments("sqrt", no_arguments)
         return ops.Sqrt.apply(self)
 
-    def abs(self):
+    def abs(self, *no_arguments):
+        if no_arguments:
+            raise _no_arguments("abs", no_arguments)
         return ops.Abs.apply(self)
 
     __abs__ = absolute = abs
 
-    def sign(self):
+    def sign(self, *no_arguments):
+        if no_arguments:
+            raise _no_arguments("sign", no_arguments)
         return ops.Sign.apply(self)
 
-    def relu(self):
+    def relu(self, *no_arguments):
+        if no_arguments:
+            raise _no_arguments("relu", no_arguments)
         return ops.Relu.apply(self)
 
-    def sigmoid(self):
+    def sigmoid(self, *no_arguments):
+        if no_arguments:
+            raise _no_arguments("sigmoid", no_arguments)
         return ops.Sigmoid.apply(self)
 
-    def tanh(self):
+    def tanh(self, *no_arguments):
+        if no_arguments:
+            raise _no_arguments("tanh", no_arguments)
         return ops.Tanh.apply(self)
 
     def clamp(self, min=None, max=None):
@@ -972,10 +992,10 @@ class Tensor:
     # In place (ops/inplace.py): checked first, then the memory is overwritten
     # ================================================================================
     def add_(self, other, *, alpha=1):
-        return ops.in_place(ops.AddInplace, self, _scaled(other, alpha), "add_")
+        return ops.in_place(ops.AddInplace, self, _scaled(other, alpha, "add_"), "add_")
 
     def sub_(self, other, *, alpha=1):
-        return ops.in_place(ops.SubInplace, self, _scaled(other, alpha), "sub_")
+        return ops.in_place(ops.SubInplace, self, _scaled(other, alpha, "sub_"), "sub_")
 
     def mul_(self, other):
         return ops.in_place(ops.MulInplace, self, _number_or_tensor(other), "mul_")
@@ -1293,6 +1313,10 @@ class Tensor:
 
 
 # ----- small helpers of the methods above -----------------------------------------------------
+def _is_one(alpha):
+    """Is ``alpha`` the default 1 (an int: other types are checked first)?"""
+    return type(alpha) is int and alpha == 1
+
 def _is_operand(x):
     return isinstance(x, (Tensor, numbers.Real, np.ndarray))
 
@@ -1305,13 +1329,24 @@ def _number_or_tensor(x):
     return x
 
 
-def _scaled(other, alpha):
+def _scaled(other, alpha, name):
     other = _number_or_tensor(other)
-    if alpha == 1:
+    if _is_one(alpha):
         return other
-    if not isinstance(other, (Tensor, numbers.Real)):
-        return other            # refused with a clear message by ops.in_place
+    alpha = ops.check_alpha(alpha, name)
+    if alpha == 1 or not isinstance(other, (Tensor, numbers.Real)):
+        return other            # (a wrong other is refused with a clear message by ops.in_place)
     return other * alpha
+
+
+def _not_an_operand(name, other):
+    raise TypeError(f"{name}(): argument 'other' (position 1) must be Tensor, not "
+                    f"{ops.type_name_of(other)}")
+
+
+def _no_arguments(name, given):
+    return TypeError(f"{name}() takes no arguments ({len(given)} given): call it as "
+                     f"x.{name}() or minitorch.{name}(x)")
 
 
 def _values(x):
