@@ -31,6 +31,18 @@ __all__ = ["Tensor", "Size", "VersionCounter"]
 _new = object.__new__
 
 
+class _NoDim:
+    """The default ``dim`` of reductions, where PyTorch tells "not given" from ``dim=None``
+    (``x.sum(keepdim=True)`` is refused, ``x.sum(dim=None, keepdim=True)`` is not)."""
+    __slots__ = ()
+
+    def __repr__(self):
+        return "<no dim>"
+
+
+_NO_DIM = _NoDim()
+
+
 class VersionCounter:
     """How many in-place changes a tensor's memory has seen.  One counter is
     shared by a tensor, its views and its detached aliases (chapter 5)."""
@@ -867,16 +879,16 @@ class Tensor:
     # ================================================================================
     # Reductions (ops/reduction.py)
     # ================================================================================
-    def sum(self, dim=None, keepdim=False, *, dtype=None):
+    def sum(self, dim=_NO_DIM, keepdim=False, *, dtype=None):
         return ops.sum(self, dim, keepdim, dtype=dtype)
 
-    def mean(self, dim=None, keepdim=False, *, dtype=None):
+    def mean(self, dim=_NO_DIM, keepdim=False, *, dtype=None):
         return ops.mean(self, dim, keepdim, dtype=dtype)
 
-    def max(self, dim=None, keepdim=False):
+    def max(self, dim=_NO_DIM, keepdim=False):
         return ops.max(self, dim, keepdim)
 
-    def min(self, dim=None, keepdim=False):
+    def min(self, dim=_NO_DIM, keepdim=False):
         return ops.min(self, dim, keepdim)
 
     def sum_to_size(self, *size):
@@ -889,10 +901,10 @@ class Tensor:
         return ops.log_softmax(self, dim, dtype)
 
     def argmax(self, dim=None, keepdim=False):
-        return _arg_extreme(self, dim, keepdim, np.argmax, "argmax")
+        return ops.argmax(self, dim, keepdim)
 
     def argmin(self, dim=None, keepdim=False):
-        return _arg_extreme(self, dim, keepdim, np.argmin, "argmin")
+        return ops.argmin(self, dim, keepdim)
 
     def any(self, dim=None, keepdim=False):
         return Tensor._wrap(np.asarray(np.any(self._data, axis=_axis(self, dim),
@@ -1361,23 +1373,6 @@ def _axis(t, dim):
     if dim is None:
         return None
     return ops.normalize_dims(dim, t.ndim) if t.ndim else None
-
-
-def _arg_extreme(t, dim, keepdim, pick, name):
-    if t._data.size == 0 and dim is None:
-        raise RuntimeError(f"{name}(): Expected reduction dim to be specified for "
-                           "input.numel() == 0.")
-    if dim is None:
-        index = pick(t._data)
-        if keepdim:
-            return Tensor._wrap(np.full((1,) * t.ndim, index, dtype=np.int64))
-        return Tensor._wrap(np.asarray(index, dtype=np.int64))
-    d = ops.normalize_dim(dim, t.ndim)
-    if t.ndim == 0:
-        return Tensor._wrap(np.asarray(0, dtype=np.int64))
-    if t.shape[d] == 0:
-        raise IndexError(f"{name}(): Expected reduction dim {d} to have non-zero size.")
-    return Tensor._wrap(pick(t._data, axis=d, keepdims=keepdim).astype(np.int64))
 
 
 def _add_hook(hooks, hook):
