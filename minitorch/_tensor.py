@@ -565,7 +565,7 @@ class Tensor:
         return self.to(_dtype.bool)
 
     def type_as(self, other):
-        return self.to(other.dtype)
+        return self.to(_tensor_argument(other, "type_as").dtype)
 
     def cpu(self, memory_format=None):
         return self
@@ -921,13 +921,13 @@ class Tensor:
         return ops.view(self, *shape)
 
     def view_as(self, other):
-        return ops.view(self, *other.shape)
+        return ops.view(self, *_tensor_argument(other, "view_as").shape)
 
     def reshape(self, *shape):
         return ops.reshape(self, *shape)
 
     def reshape_as(self, other):
-        return ops.reshape(self, *other.shape)
+        return ops.reshape(self, *_tensor_argument(other, "reshape_as").shape)
 
     def flatten(self, start_dim=0, end_dim=-1):
         return ops.flatten(self, start_dim, end_dim)
@@ -948,7 +948,7 @@ class Tensor:
 
     @property
     def T(self):
-        return ops.permute(self, *reversed(range(self.ndim)))
+        return ops.permute(self, tuple(reversed(range(self._data.ndim))))
 
     @property
     def mT(self):
@@ -967,7 +967,7 @@ class Tensor:
         return ops.expand(self, *sizes)
 
     def expand_as(self, other):
-        return ops.expand(self, *other.shape)
+        return ops.expand(self, *_tensor_argument(other, "expand_as").shape)
 
     def clone(self, *, memory_format=None):
         return ops.Clone.apply(self)
@@ -979,7 +979,7 @@ class Tensor:
         return ops.getitem(self, key)
 
     def __setitem__(self, key, value):
-        ops.check_in_place(self, value)
+        ops.check_in_place(self, value, through_view=True)
         ops.setitem(self, key, value)
 
     def select(self, dim, index):
@@ -1354,6 +1354,18 @@ def _scaled(other, alpha, name):
 def _not_an_operand(name, other):
     raise TypeError(f"{name}(): argument 'other' (position 1) must be Tensor, not "
                     f"{ops.type_name_of(other)}")
+
+
+# C type names in PyTorch's messages
+_C_NAMES = {"float32": "float", "float64": "double", "float16": "c10::Half", "int64": "long int",
+            "int32": "int", "int16": "short int", "int8": "signed char", "uint8": "unsigned char",
+            "bool": "bool"}
+
+
+def _tensor_argument(other, name):
+    if not isinstance(other, Tensor):
+        raise ops.must_be_tensor(other, name, "other")
+    return other
 
 
 def _no_arguments(name, given):
