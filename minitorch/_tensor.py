@@ -280,10 +280,15 @@ class Tensor:
 
     @requires_grad.setter
     def requires_grad(self, value):
+        if type(value) is not bool:
+            raise RuntimeError(f"requires_grad must be a bool, not {type(value).__name__}")
         self._set_requires_grad(value, "only Tensors of floating point and complex dtype")
 
     def requires_grad_(self, requires_grad=True):
         """Start (or stop) recording operations on this leaf tensor.  Returns self."""
+        if type(requires_grad) is not bool:
+            raise TypeError(f"requires_grad_(): argument 'requires_grad' (position 1) must be "
+                            f"bool, not {ops.type_name_of(requires_grad)}")
         return self._set_requires_grad(requires_grad, "only Tensors of floating point dtype")
 
     def _set_requires_grad(self, requires_grad, which):
@@ -322,13 +327,19 @@ class Tensor:
             if not isinstance(value, Tensor):
                 raise TypeError(f"assigned grad expected to be a Tensor or None but got grad of "
                                 f"type {type(value).__name__}")
-            if value.dtype != self.dtype:
-                raise RuntimeError(f"assigned grad has data of a different type: the tensor is "
-                                   f"{self.dtype.type_name} and the grad "
-                                   f"{value.dtype.type_name}")
-            if value.shape != self.shape:
-                raise RuntimeError(f"assigned grad has data of a different size: "
-                                   f"{list(value.shape)} instead of {list(self.shape)}")
+            if value._data.dtype != self._data.dtype:
+                raise RuntimeError(
+                    f"attempting to assign a gradient with dtype "
+                    f"'{_C_NAMES.get(value.dtype.name, value.dtype.name)}' to a tensor with "
+                    f"grad_dtype '{self.dtype.type_name}'. The gradient must match the tensor's "
+                    "grad_dtype (defaults to the tensor's dtype): convert it first, e.g. "
+                    f"with .to({self.dtype!r})")
+            if value._data.shape != self._data.shape:
+                raise RuntimeError(
+                    f"attempting to assign a gradient of size '{list(value.shape)}' to a tensor "
+                    f"of size '{list(self.shape)}'. Please ensure that the gradient and the "
+                    "tensor are the same size: the assigned grad has data of a different size "
+                    "than the tensor.")
         self._grad = value
 
     @grad.deleter
@@ -351,7 +362,8 @@ class Tensor:
     @data.setter
     def data(self, value):
         if not isinstance(value, Tensor):
-            raise TypeError(f"data must be set to a Tensor, not {type(value).__name__}")
+            raise TypeError(f"Variable data has to be a tensor, but got "
+                            f"{ops.type_name_of(value)}")
         if value._data.dtype.kind != "f" and self._requires_grad:
             raise RuntimeError("data set to a tensor that requires gradients must be floating "
                                "point")
@@ -474,6 +486,9 @@ class Tensor:
 
     def __bool__(self):
         if self._data.size != 1:
+            if self._data.size == 0:
+                raise RuntimeError("Boolean value of Tensor with no values is ambiguous; use "
+                                   ".any() or .all(), or test .numel()")
             raise RuntimeError(f"Boolean value of Tensor with more than one value is ambiguous "
                                f"(it has {self._data.size}); use .any() or .all()")
         return bool(self._data.reshape(()))
@@ -498,8 +513,13 @@ class Tensor:
         return tensor_repr(self)
 
     def __format__(self, spec):
-        if self._data.ndim == 0 and spec:
+        """A 0-d tensor formats as its number (``f"{loss:.3f}"``); others only without a
+        format spec, as their repr."""
+        if self._data.ndim == 0 and type(self) is Tensor:
             return format(self.item(), spec)
+        if spec:
+            raise TypeError("unsupported format string passed to Tensor.__format__: only 0-d "
+                            "tensors take a format spec; format x.item() or x.tolist()")
         return repr(self)
 
     def __deepcopy__(self, memo):
@@ -860,11 +880,15 @@ class Tensor:
         return bool(self.shape == other.shape and np.array_equal(self._data, other._data))
 
     def allclose(self, other, rtol=1e-05, atol=1e-08, equal_nan=False):
-        return bool(np.allclose(self._data, _values(other), rtol=rtol, atol=atol,
-                                equal_nan=equal_nan))
+        return bool(self.isclose(other, rtol, atol, equal_nan, name="allclose").all())
 
-    def isclose(self, other, rtol=1e-05, atol=1e-08, equal_nan=False):
-        return Tensor._wrap(np.isclose(self._data, _values(other), rtol=rtol, atol=atol,
+    def isclose(self, other, rtol=1e-05, atol=1e-08, equal_nan=False, *, name="isclose"):
+        other = _tensor_argument(other, name)
+        if other._data.dtype != self._data.dtype:
+            raise RuntimeError(f"{self.dtype.type_name} did not match {other.dtype.type_name}: "
+                               "compare tensors of one dtype (convert one with .to())")
+        ops.broadcast_shapes(self._data, other._data)
+        return Tensor._wrap(np.isclose(self._data, other._data, rtol=rtol, atol=atol,
                                        equal_nan=equal_nan))
 
     def isnan(self):
