@@ -22,7 +22,7 @@ __all__ = ["sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh", "arcsin"
            "relu", "sigmoid", "tanh", "neg", "negative", "reciprocal", "clone", "detach",
            "numel", "isnan", "isinf", "isfinite", "logical_not", "logical_and", "logical_or",
            "logical_xor", "remainder", "floor_divide", "any", "all", "eq", "ne", "lt", "le",
-           "gt", "ge", "unflatten", "swapaxes", "sum_to_size", "absolute"]
+           "gt", "ge", "unflatten", "swapaxes", "sum_to_size", "absolute", "relu_"]
 
 
 def cat(tensors, dim=0, *, out=None):
@@ -105,7 +105,7 @@ for _name in ["sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh", "arcs
               "log_softmax", "sum", "mean", "max", "min", "exp", "log", "sqrt", "abs", "sign",
               "relu", "sigmoid", "tanh", "neg", "negative", "reciprocal", "clone", "detach",
               "numel", "isnan", "isinf", "isfinite", "logical_not", "any", "all", "unflatten",
-              "swapaxes", "sum_to_size", "absolute"]:
+              "swapaxes", "sum_to_size", "absolute", "relu_"]:
     globals()[_name] = _method(_name)
 
 for _name in ["atan2", "arctan2", "lerp"] + ["add", "sub", "subtract", "mul", "multiply", "div", "divide", "true_divide",

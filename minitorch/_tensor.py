@@ -522,6 +522,13 @@ class Tensor:
                             "tensors take a format spec; format x.item() or x.tolist()")
         return repr(self)
 
+    def __copy__(self):
+        """``copy.copy(t)``: another tensor object for the same memory (writes through it
+        change ``t``), a leaf that requires grad if ``t`` does."""
+        copied = Tensor._make_subclass(type(self), self, self._requires_grad)
+        copied._base = self._base
+        return copied
+
     def __deepcopy__(self, memo):
         """A new leaf with copied data, ``requires_grad`` and ``.grad`` (``copy.deepcopy(model)``)."""
         if self._grad_fn is not None:
@@ -1051,6 +1058,9 @@ class Tensor:
     def __itruediv__(self, other):
         return self.div_(other) if _is_operand(other) else NotImplemented
 
+    def relu_(self):
+        return ops.relu_(self)
+
     def zero_(self):
         ops.check_in_place(self)
         return ops.Zero.apply(self)
@@ -1274,9 +1284,6 @@ class Tensor:
 
     def sign_(self):
         return self._in_place_result(self.sign())
-
-    def relu_(self):
-        return self._in_place_result(self.relu())
 
     def sigmoid_(self):
         return self._in_place_result(self.sigmoid())

@@ -18,9 +18,10 @@ from ..autograd import grad_mode
 from ..autograd.function import leaf_in_place_error
 from ._common import BuiltinFunction, broadcast_error, type_name_of, unbroadcast, wrap
 from .arithmetic import _refuse_bool_subtraction
+from .pointwise import ReluGrad
 
 __all__ = ["AddInplace", "SubInplace", "MulInplace", "DivInplace", "Fill", "FillTensor", "Zero",
-           "Copy",
+           "Copy", "ReluInplace", "relu_",
            "check_in_place", "in_place"]
 
 
@@ -213,6 +214,34 @@ def fill_(t, value):
                         f"{type(value).__name__}")
     check_in_place(t, value)
     return (FillTensor if isinstance(value, Tensor) else Fill).apply(t, value)
+
+
+class ReluInplace(InPlaceOp):
+    """``a.relu_()``: negative values set to 0 in place.  The derivative needs only the
+    result, which the node saves as it is after the change (``ReluBackward0``, as the
+    out-of-place relu)."""
+    _backward_name = "ReluBackward0"
+    _saved_names = ("result",)
+
+    @staticmethod
+    def forward(ctx, a):
+        if a._data.dtype.kind == "b":
+            raise RuntimeError("Boolean inputs not supported for relu; convert with .float() "
+                               "first")
+        np.maximum(a._data, 0, out=a._data)
+        ctx.save_for_backward(a)
+        ctx.mark_dirty(a)
+        return a
+
+    @staticmethod
+    def backward(ctx, grad):
+        result, = ctx.saved_tensors
+        return ReluGrad.apply(grad, result)
+
+
+def relu_(t):
+    check_in_place(t)
+    return ReluInplace.apply(t)
 
 
 class Zero(InPlaceOp):

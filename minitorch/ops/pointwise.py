@@ -137,7 +137,7 @@ class Relu(BuiltinFunction):
     @staticmethod
     def backward(ctx, grad):
         result, = ctx.saved_tensors
-        return grad * (result > 0)
+        return ReluGrad.apply(grad, result)
 
     @staticmethod
     def backward_on_arrays(ctx, grad):
@@ -161,7 +161,7 @@ class Sigmoid(BuiltinFunction):
     @staticmethod
     def backward(ctx, grad):
         result, = ctx.saved_tensors
-        return grad * (result * (1 - result))
+        return SigmoidGrad.apply(grad, result)
 
     @staticmethod
     def backward_on_arrays(ctx, grad):
@@ -182,12 +182,54 @@ class Tanh(BuiltinFunction):
     @staticmethod
     def backward(ctx, grad):
         result, = ctx.saved_tensors
-        return grad * (1 - result * result)
+        return TanhGrad.apply(grad, result)
 
     @staticmethod
     def backward_on_arrays(ctx, grad):
         result, = ctx.saved_arrays
         return grad * (1 - result * result)
+
+
+# ----- the derivatives of relu, sigmoid and tanh as ops of their own ----------------------------
+# With create_graph=True their results are differentiated again; PyTorch records these
+# nodes for them (``SigmoidBackwardBackward0``...), which compute a derivative of the
+# derivative in terms of the saved output ``y``.
+class OutputDerivative(BuiltinFunction):
+    """``grad * f'`` written with ``f``'s output ``y``; the base of the three below."""
+    _saved_names = ("grad_output", "output")
+
+    @classmethod
+    def forward(cls, ctx, grad, y):
+        ctx.save_for_backward(grad, y)
+        return grad._data * cls.slope(y._data)
+
+    @classmethod
+    def backward(cls, ctx, g):
+        grad, y = ctx.saved_tensors
+        need_grad, need_y = ctx.needs_input_grad
+        return (g * wrap(cls.slope(y._data)) if need_grad else None,
+                g * grad * wrap(cls.curvature(y._data)) if need_y else None)
+
+
+class ReluGrad(OutputDerivative):
+    """relu' is 1 where the output is positive, 0 elsewhere; its own derivative is 0."""
+    _backward_name = "ThresholdBackwardBackward0"
+    slope = staticmethod(lambda y: (y > 0).astype(y.dtype))
+    curvature = staticmethod(lambda y: np.zeros_like(y))
+
+
+class SigmoidGrad(OutputDerivative):
+    """sigmoid' = y (1 - y), whose derivative in y is 1 - 2y."""
+    _backward_name = "SigmoidBackwardBackward0"
+    slope = staticmethod(lambda y: y * (1 - y))
+    curvature = staticmethod(lambda y: 1 - 2 * y)
+
+
+class TanhGrad(OutputDerivative):
+    """tanh' = 1 - y**2, whose derivative in y is -2y."""
+    _backward_name = "TanhBackwardBackward0"
+    slope = staticmethod(lambda y: 1 - y * y)
+    curvature = staticmethod(lambda y: -2 * y)
 
 
 class Clamp(BuiltinFunction):

@@ -10,8 +10,8 @@ import builtins
 import numpy as np
 
 from .._tensor import Tensor, _NO_DIM as NO_DIM
-from ._common import (BuiltinFunction, as_shape, normalize_dim, normalize_dims, sum_to_shape,
-                      type_name_of, wrap)
+from ._common import (BuiltinFunction, as_shape, node_attribute, normalize_dim, normalize_dims,
+                      sum_to_shape, type_name_of, wrap)
 
 __all__ = ["Sum", "SumDim", "SumToSize", "Mean", "MeanDim", "MaxAll", "MinAll", "MaxDim",
            "MinDim", "Softmax", "LogSoftmax", "sum", "mean", "max", "min", "sum_to_size",
@@ -112,7 +112,7 @@ class MeanDim(BuiltinFunction):
     def backward(ctx, grad):
         if not ctx.keepdim:
             grad = grad.reshape(_keep_shape(ctx.shape, ctx.dims))
-        count = builtins.max(int(np.prod([ctx.shape[d] for d in ctx.dims])), 1)
+        count = builtins.max(int(np.prod([ctx.shape[d] for d in ctx.dims if ctx.shape])), 1)
         return grad.expand(ctx.shape) / count, None, None
 
 
@@ -433,3 +433,12 @@ def log_softmax(a, dim, dtype=None):
 
 # sum(dtype=...) and mean(dtype=...): the same nodes, computed in another dtype
 _IN_DTYPE = {base: _in_dtype(base) for base in (Sum, SumDim, Mean, MeanDim)}
+
+# What PyTorch's nodes of these ops show besides saved tensors (``grad_fn._saved_dim``...)
+for _function in (Sum, Mean, _IN_DTYPE[Sum], _IN_DTYPE[Mean]):
+    node_attribute(_function, "_saved_self_sym_sizes", property(lambda node: tuple(node.shape)))
+for _function in (SumDim, MeanDim, _IN_DTYPE[SumDim], _IN_DTYPE[MeanDim]):
+    node_attribute(_function, "_saved_self_sym_sizes", property(lambda node: tuple(node.shape)))
+    node_attribute(_function, "_saved_dim", property(lambda node: node.dims))
+    node_attribute(_function, "_saved_keepdim", property(lambda node: node.keepdim))
+del _function

@@ -11,8 +11,8 @@ import numpy as np
 
 from .._dtype import from_numpy_dtype, promote_types
 from .._tensor import Tensor
-from ._common import (BuiltinFunction, as_shape, normalize_dim, normalize_dims, sum_to_shape,
-                      type_name_of, wrap)
+from ._common import (BuiltinFunction, as_shape, node_attribute, normalize_dim, normalize_dims,
+                      sum_to_shape, type_name_of, wrap)
 
 __all__ = ["View", "UnsafeView", "Alias", "Transpose", "T", "Permute", "Unsqueeze", "Squeeze",
            "SqueezeAll", "Expand", "Clone", "ToCopy", "Cat", "Stack", "view", "reshape",
@@ -108,6 +108,9 @@ class Alias(ViewFunction):
     @staticmethod
     def backward(ctx, grad):
         return grad
+
+
+node_attribute(View, "_saved_self_sym_sizes", property(lambda node: tuple(node.shape)))
 
 
 def view(a, *shape):
