@@ -453,6 +453,16 @@ class Tensor:
                                "tensor.detach().numpy() instead.")
         return self._data if dtype is None else self._data.astype(dtype)
 
+    def __array_wrap__(self, array, context=None, return_scalar=False):
+        """What a numpy function of a tensor returns (``np.exp(t)``, ``t @ np_array``): a
+        tensor, as in PyTorch, when its dtype is one minitorch has."""
+        array = np.asarray(array)
+        try:
+            _dtype.from_numpy_dtype(array.dtype)
+        except TypeError:
+            return array
+        return Tensor._wrap(array)
+
     def item(self):
         """The single value of a one-element tensor, as a Python number."""
         if self._data.size != 1:

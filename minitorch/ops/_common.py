@@ -265,7 +265,7 @@ def normalize_dims(dim, ndim):
 
 
 def as_shape(size, name=None, arg="size"):
-    """Accept ``f(2, 3)``, ``f((2, 3))``, ``f([2, 3])`` or ``f(torch.Size(...))``; return ``(2, 3)``.
+    """Accept ``f(2, 3)``, ``f((2, 3))``, ``f([2, 3])`` or ``f(torch.Size(...))``: ``(2, 3)``.
 
     Anything else is refused with PyTorch's TypeError, naming the function ``name``."""
     where = f"{name}(): argument '{arg}'" if name else f"argument '{arg}'"

@@ -124,6 +124,11 @@ def getitem(a, key):
             result = Unsqueeze.apply(result, dim)
             dim += 1
             continue
+        if isinstance(k, np.ndarray) and k.ndim == 0:      # True or False: a new dim kept
+            result = Unsqueeze.apply(result, dim)             # whole or emptied, as a copy
+            advanced[dim] = np.array([bool(k)])
+            dim += 1
+            continue
         if isinstance(k, (int, np.integer)):
             result = select(result, dim, int(k), original)
         elif isinstance(k, slice):
@@ -277,6 +282,9 @@ def setitem(a, key, value):
     Everything is checked before ``a`` changes."""
     if isinstance(value, np.generic):
         value = value.item()
+    if isinstance(value, complex):
+        raise RuntimeError(f"value cannot be converted to type {a.dtype.name} without overflow: "
+                           "minitorch has no complex dtypes")
     if not isinstance(value, (Tensor, bool, int, float)):
         raise TypeError(f"can't assign a {type_name_of(value)} to a "
                         f"torch.{a.dtype.type_name}Tensor: assign a number or a tensor")

@@ -133,8 +133,8 @@ class Bmm(BuiltinFunction):
                                "batch2 must be a 3D tensor")
         if a._data.dtype != b._data.dtype:
             raise RuntimeError(f"expected scalar type {a.dtype.type_name} but found "
-                               f"{b.dtype.type_name}. Products do not promote dtypes: convert one side "
-                               "first, e.g. with .float()")
+                               f"{b.dtype.type_name}. Products do not promote dtypes: convert "
+                               "one side first, e.g. with .float()")
         _same_dtype(a, b, kernel="bmm")
         if a.shape[0] != b.shape[0] or a.shape[2] != b.shape[1]:
             raise RuntimeError(f"Expected size for first two dimensions of batch2 tensor to be: "

@@ -329,16 +329,14 @@ class MaskedFill(BuiltinFunction):
 
     @staticmethod
     def forward(ctx, a, mask, value):
-        # ``mask`` arrives as an array: PyTorch's node has no edge for it
-        out_dtype = a._data.dtype
+        # ``mask`` arrives as an array: PyTorch's node has no edge for it.  The result has
+        # the shape ``a`` and ``mask`` broadcast to.
+        x = a._data
         fill = value._data if isinstance(value, Tensor) else value
-        try:
-            mask_array = np.broadcast_to(mask, a._data.shape)
-        except ValueError:
-            raise broadcast_error(mask, a._data) from None
-        ctx.mask = mask
-        out = a._data.copy()
-        out[mask_array] = np.asarray(fill).astype(out_dtype)
+        shape = broadcast_shapes(mask, x)
+        ctx.mask, ctx.shape = mask, x.shape
+        out = np.array(np.broadcast_to(x, shape))
+        out[np.broadcast_to(mask, shape)] = np.asarray(fill).astype(x.dtype)
         return out
 
     @staticmethod
@@ -346,7 +344,7 @@ class MaskedFill(BuiltinFunction):
         grad_value = None
         if ctx.needs_input_grad[2]:
             grad_value = MaskedFill.apply(grad, ~ctx.mask, 0.0).sum()
-        return MaskedFill.apply(grad, ctx.mask, 0.0), None, grad_value
+        return unbroadcast(MaskedFill.apply(grad, ctx.mask, 0.0), ctx.shape), None, grad_value
 
 
 def masked_fill(a, mask, value):

@@ -28,6 +28,9 @@ FUNCTIONS = {
     "where number": (lambda a: minitorch.where(a > 0, a, 0.5), (A,)),
     "where tensors": (lambda a, b: minitorch.where(a > 1, a * 2, b), (A, B)),
     "masked_fill": (lambda a: a.masked_fill(a < 0, 1.0), (A,)),
+    "masked_fill broadcasting a": (lambda b: b.masked_fill(minitorch.tensor([[True], [False]]), 2.0),
+                                   (B,)),
+    "bool index": (lambda a: a[True] * a[0, True].sum(), (A,)),
     "var": (lambda a: a.var(), (A,)),
     "var dim": (lambda a: a.var(1, keepdim=True), (A,)),
     "std dim": (lambda a: a.std(0), (A,)),
@@ -102,3 +105,16 @@ def test_an_element_view_shares_the_version_counter():
     v.fill_(4.0)
     assert x.tolist() == [1.0, 1.0, 4.0] and x._version == 1 and v._base is x
     assert np.shares_memory(v.numpy(), x.numpy())
+
+
+def test_a_bool_index_adds_a_dim_and_copies():
+    x = minitorch.ones(2, 3)
+    assert tuple(x[True].shape) == (1, 2, 3) and tuple(x[False].shape) == (0, 2, 3)
+    assert tuple(x[0, True].shape) == (1, 3) and x[True]._base is None
+
+
+def test_numpy_functions_of_tensors_give_tensors():
+    t = minitorch.ones(2)
+    assert isinstance(np.exp(t), minitorch.Tensor)
+    r = t @ np.ones(2)
+    assert isinstance(r, minitorch.Tensor) and r.dtype == minitorch.float64 and r.item() == 2.0
