@@ -1045,10 +1045,10 @@ class Tensor:
     # In place (ops/inplace.py): checked first, then the memory is overwritten
     # ================================================================================
     def add_(self, other, *, alpha=1):
-        return ops.in_place(ops.AddInplace, self, _scaled(other, alpha, "add_"), "add_")
+        return ops.in_place(ops.AddInplace, self, _scaled(self, other, alpha, "add_"), "add_")
 
     def sub_(self, other, *, alpha=1):
-        return ops.in_place(ops.SubInplace, self, _scaled(other, alpha, "sub_"), "sub_")
+        return ops.in_place(ops.SubInplace, self, _scaled(self, other, alpha, "sub_"), "sub_")
 
     def mul_(self, other):
         return ops.in_place(ops.MulInplace, self, _number_or_tensor(other), "mul_")
@@ -1382,11 +1382,12 @@ def _number_or_tensor(x):
     return x
 
 
-def _scaled(other, alpha, name):
+def _scaled(t, other, alpha, name):
+    """``alpha * other`` for ``t.add_(other, alpha=...)``."""
     other = _number_or_tensor(other)
     if _is_one(alpha):
         return other
-    alpha = ops.check_alpha(alpha, name)
+    alpha = ops.check_alpha(alpha, name, t._data.dtype.kind == "b")
     if alpha == 1 or not isinstance(other, (Tensor, numbers.Real)):
         return other            # (a wrong other is refused with a clear message by ops.in_place)
     return other * alpha

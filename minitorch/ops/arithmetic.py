@@ -408,7 +408,7 @@ def sub_alpha(a, b, alpha, name="sub"):
 
 def _with_alpha(a, b, alpha, name, plain, with_alpha):
     if type(alpha) is not int and type(alpha) is not float:
-        alpha = check_alpha(alpha, name)
+        alpha = check_alpha(alpha, name, _is_bool(a) and _is_bool(b))
     if alpha == 1:
         return plain(a, b)
     b = operand(b)
@@ -425,12 +425,15 @@ def _with_alpha(a, b, alpha, name, plain, with_alpha):
     return plain(a, b * alpha)
 
 
-def check_alpha(alpha, name):
-    """``alpha`` must be a number (a numpy scalar counts)."""
-    if isinstance(alpha, np.generic):
+def check_alpha(alpha, name, bool_result=False):
+    """``alpha`` as a Python number: a number, a numpy scalar or a 0-d tensor (as an
+    optimizer's tensor learning rate); a bool only for a bool result."""
+    if isinstance(alpha, np.generic) or isinstance(alpha, Tensor) and alpha._data.ndim == 0:
         alpha = alpha.item()
     if not isinstance(alpha, (int, float)):
         raise TypeError(f"{name}(): argument 'alpha' must be Number, not {type_name_of(alpha)}")
+    if type(alpha) is bool and not bool_result:
+        raise RuntimeError("Boolean alpha only supported for Boolean results.")
     return alpha
 
 

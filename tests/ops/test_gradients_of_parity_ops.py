@@ -118,3 +118,13 @@ def test_numpy_functions_of_tensors_give_tensors():
     assert isinstance(np.exp(t), minitorch.Tensor)
     r = t @ np.ones(2)
     assert isinstance(r, minitorch.Tensor) and r.dtype == minitorch.float64 and r.item() == 2.0
+
+
+def test_alpha_may_be_a_0d_tensor_but_not_a_bool_for_numbers():
+    lr = minitorch.tensor(0.5)
+    assert minitorch.ones(2).add_(minitorch.ones(2), alpha=-lr).tolist() == [0.5, 0.5]
+    assert minitorch.ones(2).sub(minitorch.ones(2), alpha=lr).tolist() == [0.5, 0.5]
+    with pytest.raises(TypeError, match="argument 'alpha' must be Number, not Tensor"):
+        minitorch.ones(2).add(minitorch.ones(2), alpha=minitorch.tensor([2.0]))
+    with pytest.raises(RuntimeError, match="Boolean alpha only supported for Boolean results"):
+        minitorch.ones(2).add_(minitorch.ones(2), alpha=True)
