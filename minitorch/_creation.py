@@ -71,18 +71,8 @@ def array_from_data(data, dtype=None, copy=True, name="tensor"):
     return np.array(array, copy=True) if copy else array
 
 
-# Python's own types stand for dtypes, as in PyTorch: dtype=float is float64.
-_PYTHON_TYPES = {builtins.float: _dtype.float64, builtins.int: _dtype.int64,
-                 builtins.bool: _dtype.bool}
-
-
 def _checked_dtype(dtype, name="tensor"):
-    if not isinstance(dtype, _dtype.dtype):
-        if type(dtype) is type and dtype in _PYTHON_TYPES:
-            return _PYTHON_TYPES[dtype]
-        raise TypeError(f"{name}(): argument 'dtype' must be torch.dtype, not "
-                        f"{type_name_of(dtype)}; use a dtype such as minitorch.float32")
-    return dtype
+    return dtype if isinstance(dtype, _dtype.dtype) else _dtype.as_dtype(dtype, name)
 
 
 def _supported_array(array):

@@ -418,9 +418,9 @@ def _with_alpha(a, b, alpha, name, plain, with_alpha):
                                          and b._data.dtype.kind == "f" or type(b) is float):
         raise RuntimeError("For integral input tensors, argument alpha must not be a floating "
                            "point number.")
+    if with_alpha is SubAlpha and (_is_bool(a) or _is_bool(b)):
+        _refuse_bool_subtraction(a, b)
     if isinstance(b, Tensor):
-        if with_alpha is SubAlpha and (_is_bool(a) or _is_bool(b)):
-            _refuse_bool_subtraction(a, b)
         return with_alpha.apply(a, b, alpha)
     return plain(a, b * alpha)
 

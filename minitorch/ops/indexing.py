@@ -174,7 +174,7 @@ def _as_index(k):
         if k.ndim == 0 and k.dtype.name != "bool":
             return int(k.item())
         return k._data if k.dtype.name == "bool" else k._data.astype(np.int64)
-    if isinstance(k, (list, range)):
+    if isinstance(k, (list, range, np.ndarray)):
         array = np.asarray(list(k) if isinstance(k, range) else k)
         if array.dtype.kind == "f":
             raise IndexError("tensors used as indices must be long, int, byte or bool tensors")

@@ -429,7 +429,8 @@ class Maximum(BuiltinFunction):
     def backward(ctx, grad):
         b, a = ctx.saved_tensors
         need_a, need_b = ctx.needs_input_grad
-        first = wrap(_share_of_first(a._data, b._data, ctx._forward_cls._pick))
+        first = wrap(_share_of_first(a._data, b._data, ctx._forward_cls._pick,
+                                     grad._data.dtype))
         grad_a = unbroadcast(grad * first, a.shape) if need_a else None
         grad_b = unbroadcast(grad * (1 - first), b.shape) if need_b else None
         return grad_a, grad_b
@@ -440,12 +441,12 @@ class Minimum(Maximum):
     _pick = staticmethod(np.minimum)
 
 
-def _share_of_first(x, y, pick):
-    """1 where ``x`` was picked, 0 where ``y`` was, 0.5 where they tie."""
+def _share_of_first(x, y, pick, dtype):
+    """1 where ``x`` was picked, 0 where ``y`` was, 0.5 where they tie (in ``dtype``, the
+    result's: numpy would make float32 with int64 float64)."""
     won = pick(x, y) == x
     lost = pick(x, y) == y
-    dtype = np.result_type(x.dtype, y.dtype)
-    return np.where(won & lost, 0.5, won).astype(dtype if dtype.kind == "f" else np.float32)
+    return np.where(won & lost, 0.5, won).astype(dtype)
 
 
 def maximum(a, b):

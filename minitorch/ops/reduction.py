@@ -9,6 +9,7 @@ import builtins
 
 import numpy as np
 
+from .._dtype import as_dtype
 from .._tensor import Tensor, _NO_DIM as NO_DIM
 from ._common import (BuiltinFunction, as_shape, node_attribute, normalize_dim, normalize_dims,
                       sum_to_shape, type_name_of, wrap)
@@ -156,6 +157,8 @@ def _check_keepdim(keepdim, name):
 
 def _reduce(a, dim, keepdim, dtype, name, whole, some):
     """``whole`` (every element) or ``some`` (some dims), maybe in another dtype."""
+    if dtype is not None:
+        dtype = as_dtype(dtype, name)
     if keepdim is not False:
         _check_keepdim(keepdim, name)
     if dim is NO_DIM:
@@ -180,6 +183,8 @@ def sum(a, dim=NO_DIM, keepdim=False, *, dtype=None):
 
 def mean(a, dim=NO_DIM, keepdim=False, *, dtype=None):
     """The mean; of floating point tensors only (``x.float().mean()`` for integers)."""
+    if dtype is not None:
+        dtype = as_dtype(dtype, "mean")
     if dtype is not None and not dtype.is_floating_point:
         raise RuntimeError(
             f"mean(): could not infer output dtype. Optional dtype must be either a floating "
@@ -413,7 +418,7 @@ class LogSoftmax(BuiltinFunction):
 
 def _softmax_input(a, dim, dtype, name):
     if dtype is not None:
-        a = a.to(dtype)
+        a = a.to(as_dtype(dtype, name))
     if a._data.dtype.kind != "f":
         raise NotImplementedError(f'"{name}_lastdim_kernel_impl" not implemented for '
                                   f"'{a.dtype.type_name}': {name} needs a floating point "
