@@ -7,6 +7,7 @@ that dtype, so ``tensor(0.1, dtype=float64)`` holds exactly the double 0.1.
 ``tensor()`` always copies its data; ``from_numpy`` and ``as_tensor`` share it.
 """
 
+import builtins
 import math
 import numbers
 import warnings
@@ -19,7 +20,7 @@ from ._dtype import from_numpy_dtype, promote_types
 from ._random import generator, generator_of
 from ._tensor import Tensor
 from .autograd import grad_mode
-from .ops._common import as_shape
+from .ops._common import as_shape, must_be_tensor, type_name_of
 
 __all__ = ["tensor", "as_tensor", "asarray", "from_numpy", "zeros", "ones", "empty", "full",
            "randn", "rand", "randint", "randperm", "normal", "arange", "range", "linspace",
@@ -33,16 +34,24 @@ def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=Fal
     check_device(device)
     if isinstance(data, Tensor):
         warnings.warn("To copy construct from a tensor, it is recommended to use "
-                      "sourceTensor.clone().detach() or sourceTensor.clone().detach()."
+                      "sourceTensor.detach().clone() or sourceTensor.detach().clone()."
                       "requires_grad_(True), rather than torch.tensor(sourceTensor).",
                       UserWarning, stacklevel=2)
-    array = array_from_data(data, dtype, copy=True)
+    _check_flag(requires_grad, "tensor", "requires_grad")
+    array = array_from_data(data, dtype, copy=True, name="tensor")
     return _finish(array, requires_grad)
 
 
-def array_from_data(data, dtype=None, copy=True):
+def _check_flag(value, name, arg):
+    if type(value) is not builtins.bool:
+        raise TypeError(f"{name}(): argument '{arg}' must be bool, not {type_name_of(value)}")
+
+
+def array_from_data(data, dtype=None, copy=True, name="tensor"):
     """A numpy array for ``data``, of ``dtype`` or of the dtype PyTorch would infer."""
-    target = None if dtype is None else _checked_dtype(dtype).numpy_dtype
+    target = None if dtype is None else _checked_dtype(dtype, name).numpy_dtype
+    if isinstance(data, builtins.range):
+        data = list(data)
     if isinstance(data, Tensor):
         array = data._data
     elif isinstance(data, np.ndarray):
@@ -56,18 +65,14 @@ def array_from_data(data, dtype=None, copy=True):
                         f"string {data!r}")
     else:
         raise RuntimeError(f"Could not infer dtype of {type(data).__name__}: tensor() takes "
-                           "numbers, (nested) lists or tuples of numbers, numpy arrays or "
-                           "tensors")
+                           "numbers, (nested) lists or tuples of numbers, arrays or tensors")
     if target is not None and array.dtype != target:
         return _converted(array, target)
     return np.array(array, copy=True) if copy else array
 
 
-def _checked_dtype(dtype):
-    if not isinstance(dtype, _dtype.dtype):
-        raise TypeError(f"dtype must be a minitorch dtype such as minitorch.float32, "
-                        f"not {dtype!r}")
-    return dtype
+def _checked_dtype(dtype, name="tensor"):
+    return dtype if isinstance(dtype, _dtype.dtype) else _dtype.as_dtype(dtype, name)
 
 
 def _supported_array(array):
@@ -147,9 +152,12 @@ def _array_from_sequence(data, target):
     return _array_of(values, target).reshape(shape)
 
 
+_SEQUENCES = (list, tuple, builtins.range)
+
+
 def _shape_of(data):
     shape = []
-    while isinstance(data, (list, tuple)):
+    while isinstance(data, _SEQUENCES):
         shape.append(len(data))
         if not data:
             break
@@ -163,14 +171,16 @@ def _flatten(data, depth, shape):
     while stack:
         item, level = stack.pop()
         if level == len(shape):
-            if isinstance(item, (list, tuple)):
-                raise ValueError(f"expected sequence of length {0} at dim {level} (got "
-                                 f"{len(item)})")
+            if isinstance(item, _SEQUENCES):
+                raise TypeError(f"'{type(item).__name__}' object cannot be interpreted as a "
+                                f"number: the entries at dim {level} must be numbers (the "
+                                "nested lists have different depths)")
             yield item
             continue
-        if not isinstance(item, (list, tuple)):
-            raise ValueError(f"expected sequence of length {shape[level]} at dim {level} "
-                             f"(got {type(item).__name__})")
+        if not isinstance(item, _SEQUENCES):
+            raise TypeError(f"not a sequence: expected a sequence of length {shape[level]} at "
+                            f"dim {level}, got {type(item).__name__} (the nested lists have "
+                            "different depths)")
         if len(item) != shape[level]:
             raise ValueError(f"expected sequence of length {shape[level]} at dim {level} "
                              f"(got {len(item)})")
@@ -197,11 +207,13 @@ def _finish(array, requires_grad):
 def as_tensor(data, dtype=None, device=None):
     """Like ``tensor`` but without copying when ``data`` (a tensor or array) already fits."""
     check_device(device)
+    if dtype is not None:
+        dtype = _checked_dtype(dtype, "as_tensor")
     if isinstance(data, Tensor):
         return data if dtype is None or data.dtype == dtype else data.to(dtype)
     if isinstance(data, np.ndarray) and (dtype is None or data.dtype == dtype.numpy_dtype):
         return _finish(_supported_array(data), False)
-    return _finish(array_from_data(data, dtype, copy=False), False)
+    return _finish(array_from_data(data, dtype, copy=False, name="as_tensor"), False)
 
 
 def asarray(obj, *, dtype=None, device=None, copy=None, requires_grad=False):
@@ -227,73 +239,122 @@ def scalar_tensor(value, *, dtype=None, device=None, requires_grad=False):
 
 # ----- filled tensors ----------------------------------------------------------------------
 def _shape_from(size, name):
-    shape = as_shape(size)
+    shape = as_shape(size, name)
     if any(s < 0 for s in shape):
         raise RuntimeError(f"Trying to create tensor with negative dimension "
                            f"{min(shape)}: {list(shape)}")
     return shape
 
 
-def _dtype_or_default(dtype):
-    return (_checked_dtype(dtype) if dtype is not None else _dtype.get_default_dtype())
+def _dtype_or_default(dtype, name="tensor"):
+    return (_checked_dtype(dtype, name) if dtype is not None else _dtype.get_default_dtype())
 
 
 def _filled(size, fill, dtype, device, requires_grad, name):
     check_device(device)
     shape = _shape_from(size, name)
-    np_dtype = _dtype_or_default(dtype).numpy_dtype
+    np_dtype = _dtype_or_default(dtype, name).numpy_dtype
     return _finish(np.full(shape, fill, dtype=np_dtype), requires_grad)
 
 
-def zeros(*size, out=None, dtype=None, layout=None, device=None, requires_grad=False):
-    return _filled(size, 0, dtype, device, requires_grad, "zeros")
+def _sizes(size, keyword, name):
+    """The sizes given by position or as the ``size=`` keyword (not both)."""
+    if keyword is None:
+        return size
+    if size:
+        raise TypeError(f"{name}() got multiple values for argument 'size'")
+    if not isinstance(keyword, (tuple, list)):
+        raise TypeError(f"{name}(): argument 'size' must be tuple of ints, not "
+                        f"{type_name_of(keyword)}")
+    return (keyword,)
 
 
-def ones(*size, out=None, dtype=None, layout=None, device=None, requires_grad=False):
-    return _filled(size, 1, dtype, device, requires_grad, "ones")
+def zeros(*size, out=None, dtype=None, layout=None, device=None, requires_grad=False,
+          **kwargs):
+    return _filled(_sizes(size, kwargs.pop("size", None), "zeros"), 0, dtype, device,
+                   _no_more(kwargs, "zeros", requires_grad), "zeros")
+
+
+def ones(*size, out=None, dtype=None, layout=None, device=None, requires_grad=False, **kwargs):
+    return _filled(_sizes(size, kwargs.pop("size", None), "ones"), 1, dtype, device,
+                   _no_more(kwargs, "ones", requires_grad), "ones")
 
 
 def empty(*size, out=None, dtype=None, layout=None, device=None, requires_grad=False,
-          pin_memory=False, memory_format=None):
+          pin_memory=False, memory_format=None, **kwargs):
     """Uninitialised in PyTorch; zeros here, so results never depend on leftover memory."""
-    return _filled(size, 0, dtype, device, requires_grad, "empty")
+    return _filled(_sizes(size, kwargs.pop("size", None), "empty"), 0, dtype, device,
+                   _no_more(kwargs, "empty", requires_grad), "empty")
+
+
+def _no_more(kwargs, name, requires_grad):
+    if kwargs:
+        raise TypeError(f"{name}() got an unexpected keyword argument '{next(iter(kwargs))}'")
+    return requires_grad
 
 
 def full(size, fill_value, *, out=None, dtype=None, layout=None, device=None,
          requires_grad=False):
-    if dtype is None:
-        dtype = _number_dtype(fill_value) if not isinstance(fill_value, Tensor) else \
-            fill_value.dtype
+    if not isinstance(size, (tuple, list)):
+        raise TypeError(f"full(): argument 'size' (position 1) must be tuple of ints, not "
+                        f"{type_name_of(size)}")
     if isinstance(fill_value, Tensor):
+        if fill_value.ndim != 0:
+            raise TypeError("full(): argument 'fill_value' (position 2) must be Number, not "
+                            "Tensor (a tensor with dims)")
+        dtype = fill_value.dtype if dtype is None else dtype
         fill_value = fill_value.item()
-    size = (size,) if isinstance(size, numbers.Integral) else tuple(size)
-    return _filled(size, fill_value, dtype, device, requires_grad, "full")
+    elif not isinstance(fill_value, (numbers.Number, np.generic)):
+        raise TypeError(f"full(): argument 'fill_value' (position 2) must be Number, not "
+                        f"{type_name_of(fill_value)}")
+    if dtype is None:
+        dtype = _number_dtype(fill_value)
+    return _filled(tuple(size), fill_value, dtype, device, requires_grad, "full")
 
 
 def eye(n, m=None, *, dtype=None, device=None, requires_grad=False):
     check_device(device)
-    if n < 0 or (m is not None and m < 0):
-        raise RuntimeError(f"n must be greater or equal to 0, got {n if n < 0 else m}")
-    np_dtype = _dtype_or_default(dtype).numpy_dtype
+    for arg, position, value in (("n", 1, n), ("m", 2, m)):
+        if value is not None and not isinstance(value, (builtins.int, np.integer)):
+            raise TypeError(f"eye(): argument '{arg}' (position {position}) must be int, not "
+                            f"{type_name_of(value)}")
+        if value is not None and value < 0:
+            raise RuntimeError(f"{arg} must be greater or equal to 0, got {value}")
+    np_dtype = _dtype_or_default(dtype, "eye").numpy_dtype
     return _finish(np.eye(n, m, dtype=np_dtype), requires_grad)
 
 
 def arange(start, end=None, step=1, *, out=None, dtype=None, device=None, requires_grad=False):
     """``start, start + step, ...`` up to (not including) ``end``."""
     check_device(device)
+    named = (("end", start),) if end is None else (("start", start), ("end", end), ("step", step))
+    for position, (arg, value) in enumerate(named, 1):
+        if not isinstance(value, (numbers.Number, np.generic, Tensor)):
+            raise TypeError(f"arange(): argument '{arg}' (position {position}) must be Number, "
+                            f"not {type_name_of(value)}")
     if end is None:
         start, end = 0, start
-    start, end, step = (v.item() if isinstance(v, Tensor) else v for v in (start, end, step))
+    start, end, step = (v.item() if isinstance(v, (Tensor, np.generic)) else v
+                        for v in (start, end, step))
+    if not all(math.isfinite(v) for v in (start, end)):
+        raise RuntimeError(f"unsupported range: {start:g} -> {end:g}")
     if step == 0:
         raise RuntimeError("step must be nonzero")
-    if (end - start) * step < 0:
-        raise RuntimeError("upper bound and larger bound inconsistent with step sign")
+    if not (step > 0 and end >= start or step < 0 and end <= start):
+        raise RuntimeError("upper bound and lower bound inconsistent with step sign")
     is_int = all(isinstance(v, numbers.Integral) for v in (start, end, step))
-    np_dtype = (_checked_dtype(dtype).numpy_dtype if dtype is not None else
-                np.dtype(np.int64) if is_int else _dtype.get_default_dtype().numpy_dtype)
+    d = (_checked_dtype(dtype, "arange") if dtype is not None else
+         _dtype.int64 if is_int else _dtype.get_default_dtype())
+    _refuse_bool(d, "arange_cpu")
     count = max(math.ceil((end - start) / step), 0)
     values = start + np.arange(count, dtype=np.float64 if not is_int else np.int64) * step
-    return _finish(values.astype(np_dtype), requires_grad)
+    return _finish(values.astype(d.numpy_dtype), requires_grad)
+
+
+def _refuse_bool(d, kernel):
+    if d is _dtype.bool:
+        raise NotImplementedError(f'"{kernel}" not implemented for \'Bool\': this function '
+                                  "makes numbers; convert the result with .bool() instead")
 
 
 def range(start=0, end=None, step=1, *, dtype=None, device=None, requires_grad=False):
@@ -306,15 +367,32 @@ def range(start=0, end=None, step=1, *, dtype=None, device=None, requires_grad=F
         start, end = 0, start
     count = int(math.floor((end - start) / step)) + 1
     values = start + np.arange(count, dtype=np.float64) * step
-    return _finish(values.astype(_dtype_or_default(dtype).numpy_dtype), requires_grad)
+    return _finish(values.astype(_dtype_or_default(dtype, "range").numpy_dtype), requires_grad)
 
 
 def linspace(start, end, steps, *, out=None, dtype=None, device=None, requires_grad=False):
+    """``steps`` evenly spaced values from ``start`` to ``end``.  As in PyTorch, the first
+    half counts up from ``start`` and the second half down from ``end`` (in the result's
+    dtype), so both ends are exact."""
     check_device(device)
     if not isinstance(steps, numbers.Integral) or steps < 0:
         raise RuntimeError("number of steps must be non-negative")
-    np_dtype = _dtype_or_default(dtype).numpy_dtype
-    return _finish(np.linspace(start, end, steps).astype(np_dtype), requires_grad)
+    d = _dtype_or_default(dtype, "linspace")
+    _refuse_bool(d, "linspace_cpu")
+    start, end = (v.item() if isinstance(v, (Tensor, np.generic)) else v for v in (start, end))
+    return _finish(_evenly_spaced(start, end, steps, d.numpy_dtype), requires_grad)
+
+
+def _evenly_spaced(start, end, steps, np_dtype):
+    work = np_dtype.type if np_dtype.kind == "f" else np.float64
+    if steps == 1:
+        return np.array([start], dtype=work).astype(np_dtype)
+    first, last = work(start), work(end)
+    step = (last - first) / work(max(steps - 1, 1))
+    index = np.arange(steps).astype(work)
+    up = first + step * index
+    down = last - step * (work(steps - 1) - index)
+    return np.where(np.arange(steps) < steps // 2, up, down).astype(np_dtype)
 
 
 def logspace(start, end, steps, base=10.0, *, out=None, dtype=None, device=None,
@@ -322,18 +400,19 @@ def logspace(start, end, steps, base=10.0, *, out=None, dtype=None, device=None,
     check_device(device)
     if not isinstance(steps, numbers.Integral) or steps < 0:
         raise RuntimeError("number of steps must be non-negative")
-    np_dtype = _dtype_or_default(dtype).numpy_dtype
+    np_dtype = _dtype_or_default(dtype, "logspace").numpy_dtype
     return _finish(np.logspace(start, end, steps, base=base).astype(np_dtype), requires_grad)
 
 
 # ----- random tensors ----------------------------------------------------------------------
-def _random(size, draw, dtype, device, requires_grad, generator=None):
+def _random(size, draw, dtype, device, requires_grad, generator=None, kernel="normal_kernel_cpu",
+            name="randn"):
     check_device(device)
-    shape = _shape_from(size, "random")
-    d = _dtype_or_default(dtype)
+    shape = _shape_from(size, name)
+    d = _dtype_or_default(dtype, name)
     if not d.is_floating_point:
-        raise RuntimeError(f"\"normal_kernel_cpu\" not implemented for '{d.type_name}': random "
-                           "floats need a floating point dtype")
+        raise NotImplementedError(f"\"{kernel}\" not implemented for '{d.type_name}': random "
+                                  "floats need a floating point dtype")
     return _finish(draw(generator_of(generator), shape).astype(d.numpy_dtype, copy=False),
                    requires_grad)
 
@@ -348,7 +427,13 @@ def randn(*size, generator=None, out=None, dtype=None, layout=None, device=None,
 def rand(*size, generator=None, out=None, dtype=None, layout=None, device=None,
          requires_grad=False):
     """Samples of the uniform distribution on [0, 1)."""
-    return _random(size, lambda g, s: g.random(s), dtype, device, requires_grad, generator)
+    return _random(size, lambda g, s: g.random(s), dtype, device, requires_grad, generator,
+                   "check_uniform_bounds", "rand")
+
+
+# C type names in PyTorch's messages about integer bounds
+_C_NAMES = {"uint8": "unsigned char", "int8": "signed char", "int16": "short", "int32": "int",
+            "int64": "long", "bool": "bool"}
 
 
 def randint(*args, size=None, generator=None, dtype=None, device=None, requires_grad=False):
@@ -357,6 +442,9 @@ def randint(*args, size=None, generator=None, dtype=None, device=None, requires_
     args = list(args)
     if size is None and args and isinstance(args[-1], (tuple, list)):
         size = args.pop()
+    if size is None and len(args) in (2, 3):
+        raise TypeError(f"randint(): argument 'size' (position {len(args)}) must be tuple of "
+                        f"ints, not {type_name_of(args[-1])}")
     if size is None:
         raise TypeError("randint() missing required argument 'size' (a tuple such as (3,))")
     if len(args) == 1:
@@ -365,19 +453,35 @@ def randint(*args, size=None, generator=None, dtype=None, device=None, requires_
         low, high = args
     else:
         raise TypeError("randint() takes (high, size) or (low, high, size)")
+    for value in (low, high):
+        if not isinstance(value, (builtins.int, np.integer)) or isinstance(value, builtins.bool):
+            raise TypeError(f"randint() received an invalid combination of arguments - got "
+                            f"{type_name_of(value)} for a bound; low and high must be ints")
     if low >= high:
         raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got from={low} "
                            f">= to={high}")
-    d = _checked_dtype(dtype) if dtype is not None else _dtype.int64
+    d = _checked_dtype(dtype, "randint") if dtype is not None else _dtype.int64
+    _check_bounds(low, high, d)
     values = generator_of(generator).integers(low, high, size=_shape_from(size, "randint"))
     return _finish(values.astype(d.numpy_dtype), requires_grad)
+
+
+def _check_bounds(low, high, d):
+    if d.is_floating_point:
+        return
+    info = (0, 1) if d is _dtype.bool else (np.iinfo(d.numpy_dtype).min,
+                                            np.iinfo(d.numpy_dtype).max)
+    if not info[0] <= low <= info[1]:
+        raise RuntimeError(f"from is out of bounds for {_C_NAMES[d.name]}")
+    if not info[0] <= high - 1 <= info[1]:
+        raise RuntimeError(f"to - 1 is out of bounds for {_C_NAMES[d.name]}")
 
 
 def randperm(n, *, generator=None, dtype=None, device=None, requires_grad=False):
     check_device(device)
     if n < 0:
         raise RuntimeError(f"n must be non-negative, got{n}")
-    d = _checked_dtype(dtype) if dtype is not None else _dtype.int64
+    d = _checked_dtype(dtype, "randperm") if dtype is not None else _dtype.int64
     return _finish(generator_of(generator).permutation(n).astype(d.numpy_dtype), requires_grad)
 
 
@@ -400,40 +504,52 @@ def normal(mean=0.0, std=1.0, size=None, *, generator=None, dtype=None, device=N
     if size is None:
         raise TypeError("normal() with number mean and std needs a size")
     return _random(size, lambda g, sh: g.normal(mean, std, sh), dtype, device, requires_grad,
-                   generator)
+                   generator, name="normal")
 
 
 # ----- *_like --------------------------------------------------------------------------------
-def _like(fill):
+def _input_tensor(input, name):
+    if not isinstance(input, Tensor):
+        raise must_be_tensor(input, name)
+    return input
+
+
+def _like(fill, name):
     def make(input, *, dtype=None, layout=None, device=None, requires_grad=False,
              memory_format=None):
-        return _filled(input.shape, fill, dtype or input.dtype, device, requires_grad, "like")
+        _input_tensor(input, name)
+        return _filled(input.shape, fill, dtype or input.dtype, device, requires_grad, name)
+    make.__name__ = make.__qualname__ = name
     return make
 
 
-zeros_like = _like(0)
-ones_like = _like(1)
-empty_like = _like(0)
+zeros_like = _like(0, "zeros_like")
+ones_like = _like(1, "ones_like")
+empty_like = _like(0, "empty_like")
 
 
 def full_like(input, fill_value, *, dtype=None, layout=None, device=None, requires_grad=False,
               memory_format=None):
+    _input_tensor(input, "full_like")
     return _filled(input.shape, fill_value, dtype or input.dtype, device, requires_grad, "full")
 
 
 def randn_like(input, *, dtype=None, layout=None, device=None, requires_grad=False,
                memory_format=None):
+    _input_tensor(input, "randn_like")
     return randn(*input.shape, dtype=dtype or input.dtype, device=device,
                  requires_grad=requires_grad)
 
 
 def rand_like(input, *, dtype=None, layout=None, device=None, requires_grad=False,
               memory_format=None):
+    _input_tensor(input, "rand_like")
     return rand(*input.shape, dtype=dtype or input.dtype, device=device,
                 requires_grad=requires_grad)
 
 
 def randint_like(input, low=0, high=None, *, dtype=None, device=None, requires_grad=False):
+    _input_tensor(input, "randint_like")
     if high is None:
         low, high = 0, low
     return randint(low, high, tuple(input.shape), dtype=dtype or input.dtype, device=device)

@@ -97,8 +97,8 @@ def parse_to(args, kwargs):
         dtype = rest.pop(0).dtype
     elif rest and _looks_like_device(rest[0]):
         check_device(rest.pop(0))
-    if rest and isinstance(rest[0], _dtype.dtype):
-        dtype = rest.pop(0)
+    if rest and (isinstance(rest[0], _dtype.dtype) or rest[0] in (float, int, bool)):
+        dtype = _dtype.as_dtype(rest.pop(0), "to")
     if rest and isinstance(rest[0], bool):       # non_blocking
         rest.pop(0)
     if rest and isinstance(rest[0], bool):       # copy
@@ -106,6 +106,8 @@ def parse_to(args, kwargs):
     if rest:
         raise TypeError(f"to() received an invalid combination of arguments: {args!r}; "
                         "expected to(dtype), to(device[, dtype]) or to(tensor)")
+    if dtype in (float, int, bool):
+        dtype = _dtype.as_dtype(dtype, "to")
     if dtype is not None and not isinstance(dtype, _dtype.dtype):
         raise TypeError(f"to(): dtype must be a minitorch dtype, not {dtype!r}")
     return dtype, bool(kwargs.get("copy", False))

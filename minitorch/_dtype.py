@@ -78,7 +78,8 @@ def from_numpy_dtype(np_dtype):
         found = _BY_NUMPY.get(np.dtype(np_dtype).newbyteorder("="))
     if found is None:
         raise TypeError(
-            f"can't convert np.ndarray of type numpy.{np.dtype(np_dtype).name}. The only "
+            f"can't convert np.ndarray of type numpy.{np.dtype(np_dtype).type.__name__}. The "
+            "only "
             "supported types are: float64, float32, float16, int64, int32, int16, int8, uint8, "
             "and bool.")
     return found
@@ -89,6 +90,22 @@ def to_numpy_dtype(d):
     if isinstance(d, dtype):
         return d.numpy_dtype
     raise TypeError(f"dtype must be a minitorch dtype such as minitorch.float32, not {d!r}")
+
+
+# Python's own types stand for dtypes, as in PyTorch: dtype=float is float64.
+_PYTHON_TYPES = {builtins.float: float64, builtins.int: int64, builtins.bool: bool}
+
+
+def as_dtype(value, name="tensor"):
+    """``value`` as a dtype: a dtype, or Python's ``float``/``int``/``bool``; anything else
+    is PyTorch's TypeError for the ``dtype`` argument of ``name``."""
+    if isinstance(value, dtype):
+        return value
+    if type(value) is type and value in _PYTHON_TYPES:
+        return _PYTHON_TYPES[value]
+    kind = "numpy.ndarray" if isinstance(value, np.ndarray) else type(value).__name__
+    raise TypeError(f"{name}(): argument 'dtype' must be torch.dtype, not {kind}; use a dtype "
+                    "such as minitorch.float32")
 
 
 def get_default_dtype():

@@ -9,6 +9,7 @@ import numbers
 
 import numpy as np
 
+from ._dtype import result_type
 from ._tensor import Tensor, Size
 from . import ops, _creation
 
@@ -21,7 +22,7 @@ __all__ = ["sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh", "arcsin"
            "relu", "sigmoid", "tanh", "neg", "negative", "reciprocal", "clone", "detach",
            "numel", "isnan", "isinf", "isfinite", "logical_not", "logical_and", "logical_or",
            "logical_xor", "remainder", "floor_divide", "any", "all", "eq", "ne", "lt", "le",
-           "gt", "ge", "unflatten", "swapaxes", "sum_to_size", "absolute"]
+           "gt", "ge", "unflatten", "swapaxes", "sum_to_size", "absolute", "relu_"]
 
 
 def cat(tensors, dim=0, *, out=None):
@@ -48,7 +49,13 @@ def where(condition, input=None, other=None):
 def pow(input, exponent):
     """``input ** exponent``; ``input`` may be a Python number."""
     if not isinstance(input, Tensor):
-        return ops.rpow(exponent, input)
+        if not isinstance(exponent, Tensor):
+            raise ops.must_be_tensor(exponent, "pow", "exponent", 2)
+        result = ops.rpow(exponent, input)
+        if result is NotImplemented:
+            raise TypeError(f"pow(): argument 'self' (position 1) must be Number or Tensor, "
+                            f"not {ops.type_name_of(input)}")
+        return result
     return input ** exponent
 
 
@@ -61,8 +68,7 @@ def addmm(input, mat1, mat2, *, beta=1, alpha=1):
 def _method(name):
     def call(input, *args, **kwargs):
         if not isinstance(input, Tensor):
-            raise TypeError(f"{name}(): argument 'input' (position 1) must be Tensor, not "
-                            f"{type(input).__name__}")
+            raise ops.must_be_tensor(input, name)
         return getattr(input, name)(*args, **kwargs)
     call.__name__ = call.__qualname__ = name
     call.__doc__ = f"``minitorch.{name}(x, ...)`` is ``x.{name}(...)``."
@@ -72,15 +78,25 @@ def _method(name):
 def _binary(name):
     def call(input, other, *args, **kwargs):
         if not isinstance(input, Tensor):
-            if isinstance(input, numbers.Number) and isinstance(other, Tensor):
-                input = _creation.tensor(input)
-            else:
-                raise TypeError(f"{name}(): argument 'input' (position 1) must be Tensor, not "
-                                f"{type(input).__name__}")
+            input = _number_as_tensor(input, other, name)
         return getattr(input, name)(other, *args, **kwargs)
     call.__name__ = call.__qualname__ = name
     call.__doc__ = f"``minitorch.{name}(x, y)`` is ``x.{name}(y)``."
     return call
+
+
+def _number_as_tensor(number, other, name):
+    """``torch.add(2, t)``: the number as a 0-d tensor of the dtype the two would give
+    (so it promotes as the number would), or PyTorch's TypeError for a non-number."""
+    if isinstance(number, np.generic):
+        number = number.item()
+    if not isinstance(number, numbers.Real):
+        raise ops.must_be_tensor(number, name)
+    if isinstance(other, np.generic):
+        other = other.item()
+    other_ok = isinstance(other, (Tensor, numbers.Real))
+    dtype = result_type(number, other) if other_ok else None
+    return _creation.tensor(number, dtype=dtype)
 
 
 for _name in ["sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh", "arcsin", "arccos", "arctan", "log1p", "expm1", "log2", "log10", "exp2", "rsqrt", "square", "erf", "floor", "ceil", "trunc", "fix", "round", "frac", "var", "std", "norm", "prod", "cumsum", "cumprod", "logsumexp", "amax", "amin", "sort", "argsort", "topk", "repeat", "tile", "split", "chunk", "unbind", "flip", "roll", "diagonal", "tril", "triu", "trace", "masked_select", "movedim", "moveaxis"] + ["maximum", "minimum", "matmul", "mm", "mv", "dot", "bmm", "clamp", "clip", "masked_fill", "gather",
@@ -89,7 +105,7 @@ for _name in ["sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh", "arcs
               "log_softmax", "sum", "mean", "max", "min", "exp", "log", "sqrt", "abs", "sign",
               "relu", "sigmoid", "tanh", "neg", "negative", "reciprocal", "clone", "detach",
               "numel", "isnan", "isinf", "isfinite", "logical_not", "any", "all", "unflatten",
-              "swapaxes", "sum_to_size", "absolute"]:
+              "swapaxes", "sum_to_size", "absolute", "relu_"]:
     globals()[_name] = _method(_name)
 
 for _name in ["atan2", "arctan2", "lerp"] + ["add", "sub", "subtract", "mul", "multiply", "div", "divide", "true_divide",

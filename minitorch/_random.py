@@ -14,11 +14,12 @@ __all__ = ["manual_seed", "seed", "initial_seed", "Generator", "get_rng_state", 
 
 
 def _checked_seed(value):
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
-        raise TypeError(f"manual_seed expected an int, got {type(value).__name__}")
+    """``int(value)``, as PyTorch takes it (so ``'3'`` and ``3.0`` are seeds too), if it fits
+    in 64 bits."""
+    value = int(value)
     if not -0x8000_0000_0000_0000 <= value <= 0xffff_ffff_ffff_ffff:
-        raise RuntimeError("Overflow when unpacking long long: a seed must fit in 64 bits")
-    return int(value) % 2 ** 64
+        raise ValueError("Overflow when unpacking long long: a seed must fit in 64 bits")
+    return value % 2 ** 64
 
 
 class Generator:

@@ -31,6 +31,18 @@ __all__ = ["Tensor", "Size", "VersionCounter"]
 _new = object.__new__
 
 
+class _NoDim:
+    """The default ``dim`` of reductions, where PyTorch tells "not given" from ``dim=None``
+    (``x.sum(keepdim=True)`` is refused, ``x.sum(dim=None, keepdim=True)`` is not)."""
+    __slots__ = ()
+
+    def __repr__(self):
+        return "<no dim>"
+
+
+_NO_DIM = _NoDim()
+
+
 class VersionCounter:
     """How many in-place changes a tensor's memory has seen.  One counter is
     shared by a tensor, its views and its detached aliases (chapter 5)."""
@@ -93,9 +105,14 @@ class Tensor:
             raise TypeError("Tensor() takes data or sizes only; use minitorch.tensor(data, "
                             "dtype=..., requires_grad=...) for the other options")
         if len(args) == 1 and not isinstance(args[0], (int, np.integer)):
-            t = _creation.tensor(args[0], dtype=_dtype.float32)
+            data = args[0]
+            if isinstance(data, numbers.Number):
+                raise TypeError(f"new(): data must be a sequence (got {type(data).__name__}); "
+                                "Tensor(n) with an int makes n elements, minitorch.tensor(x) "
+                                "holds a number")
+            t = _creation.tensor(data, dtype=_dtype.get_default_dtype())
         else:
-            t = _creation.empty(*args)
+            t = _creation.empty(*(args or (0,)))
         return t if cls is Tensor else cls._make_subclass(cls, t, False)
 
     @staticmethod
@@ -263,10 +280,15 @@ class Tensor:
 
     @requires_grad.setter
     def requires_grad(self, value):
+        if type(value) is not bool:
+            raise RuntimeError(f"requires_grad must be a bool, not {type(value).__name__}")
         self._set_requires_grad(value, "only Tensors of floating point and complex dtype")
 
     def requires_grad_(self, requires_grad=True):
         """Start (or stop) recording operations on this leaf tensor.  Returns self."""
+        if type(requires_grad) is not bool:
+            raise TypeError(f"requires_grad_(): argument 'requires_grad' (position 1) must be "
+                            f"bool, not {ops.type_name_of(requires_grad)}")
         return self._set_requires_grad(requires_grad, "only Tensors of floating point dtype")
 
     def _set_requires_grad(self, requires_grad, which):
@@ -305,13 +327,19 @@ class Tensor:
             if not isinstance(value, Tensor):
                 raise TypeError(f"assigned grad expected to be a Tensor or None but got grad of "
                                 f"type {type(value).__name__}")
-            if value.dtype != self.dtype:
-                raise RuntimeError(f"assigned grad has data of a different type: the tensor is "
-                                   f"{self.dtype.type_name} and the grad "
-                                   f"{value.dtype.type_name}")
-            if value.shape != self.shape:
-                raise RuntimeError(f"assigned grad has data of a different size: "
-                                   f"{list(value.shape)} instead of {list(self.shape)}")
+            if value._data.dtype != self._data.dtype:
+                raise RuntimeError(
+                    f"attempting to assign a gradient with dtype "
+                    f"'{_C_NAMES.get(value.dtype.name, value.dtype.name)}' to a tensor with "
+                    f"grad_dtype '{self.dtype.type_name}'. The gradient must match the tensor's "
+                    "grad_dtype (defaults to the tensor's dtype): convert it first, e.g. "
+                    f"with .to({self.dtype!r})")
+            if value._data.shape != self._data.shape:
+                raise RuntimeError(
+                    f"attempting to assign a gradient of size '{list(value.shape)}' to a tensor "
+                    f"of size '{list(self.shape)}'. Please ensure that the gradient and the "
+                    "tensor are the same size: the assigned grad has data of a different size "
+                    "than the tensor.")
         self._grad = value
 
     @grad.deleter
@@ -334,7 +362,8 @@ class Tensor:
     @data.setter
     def data(self, value):
         if not isinstance(value, Tensor):
-            raise TypeError(f"data must be set to a Tensor, not {type(value).__name__}")
+            raise TypeError(f"Variable data has to be a tensor, but got "
+                            f"{ops.type_name_of(value)}")
         if value._data.dtype.kind != "f" and self._requires_grad:
             raise RuntimeError("data set to a tensor that requires gradients must be floating "
                                "point")
@@ -424,6 +453,16 @@ class Tensor:
                                "tensor.detach().numpy() instead.")
         return self._data if dtype is None else self._data.astype(dtype)
 
+    def __array_wrap__(self, array, context=None, return_scalar=False):
+        """What a numpy function of a tensor returns (``np.exp(t)``, ``t @ np_array``): a
+        tensor, as in PyTorch, when its dtype is one minitorch has."""
+        array = np.asarray(array)
+        try:
+            _dtype.from_numpy_dtype(array.dtype)
+        except TypeError:
+            return array
+        return Tensor._wrap(array)
+
     def item(self):
         """The single value of a one-element tensor, as a Python number."""
         if self._data.size != 1:
@@ -457,6 +496,9 @@ class Tensor:
 
     def __bool__(self):
         if self._data.size != 1:
+            if self._data.size == 0:
+                raise RuntimeError("Boolean value of Tensor with no values is ambiguous; use "
+                                   ".any() or .all(), or test .numel()")
             raise RuntimeError(f"Boolean value of Tensor with more than one value is ambiguous "
                                f"(it has {self._data.size}); use .any() or .all()")
         return bool(self._data.reshape(()))
@@ -481,9 +523,21 @@ class Tensor:
         return tensor_repr(self)
 
     def __format__(self, spec):
-        if self._data.ndim == 0 and spec:
+        """A 0-d tensor formats as its number (``f"{loss:.3f}"``); others only without a
+        format spec, as their repr."""
+        if self._data.ndim == 0 and type(self) is Tensor:
             return format(self.item(), spec)
+        if spec:
+            raise TypeError("unsupported format string passed to Tensor.__format__: only 0-d "
+                            "tensors take a format spec; format x.item() or x.tolist()")
         return repr(self)
+
+    def __copy__(self):
+        """``copy.copy(t)``: another tensor object for the same memory (writes through it
+        change ``t``), a leaf that requires grad if ``t`` does."""
+        copied = Tensor._make_subclass(type(self), self, self._requires_grad)
+        copied._base = self._base
+        return copied
 
     def __deepcopy__(self, memo):
         """A new leaf with copied data, ``requires_grad`` and ``.grad`` (``copy.deepcopy(model)``)."""
@@ -548,7 +602,7 @@ class Tensor:
         return self.to(_dtype.bool)
 
     def type_as(self, other):
-        return self.to(other.dtype)
+        return self.to(_tensor_argument(other, "type_as").dtype)
 
     def cpu(self, memory_format=None):
         return self
@@ -640,21 +694,25 @@ class Tensor:
         return self
 
     def add(self, other, *, alpha=1):
-        return self + (other * alpha if alpha != 1 else other)
+        result = ops.add(self, other) if _is_one(alpha) else ops.add_alpha(self, other, alpha)
+        return result if result is not NotImplemented else _not_an_operand("add", other)
 
     def sub(self, other, *, alpha=1):
-        return self - (other * alpha if alpha != 1 else other)
+        result = ops.sub(self, other) if _is_one(alpha) else ops.sub_alpha(self, other, alpha)
+        return result if result is not NotImplemented else _not_an_operand("sub", other)
 
     subtract = sub
 
     def mul(self, other):
-        return self * other
+        result = ops.mul(self, other)
+        return result if result is not NotImplemented else _not_an_operand("mul", other)
 
     multiply = mul
 
     def div(self, other, *, rounding_mode=None):
         if rounding_mode is None:
-            return self / other
+            result = ops.div(self, other)
+            return result if result is not NotImplemented else _not_an_operand("div", other)
         if rounding_mode == "floor":
             return self // other
         if rounding_mode == "trunc":
@@ -686,44 +744,60 @@ class Tensor:
         return ops.matmul(self, other)
 
     def mm(self, mat2):
-        return ops.Mm.apply(self, mat2)
+        return ops.mm(self, mat2)
 
     def mv(self, vec):
-        return ops.Mv.apply(self, vec)
+        return ops.mv(self, vec)
 
     def dot(self, other):
-        return ops.Dot.apply(self, other)
+        return ops.dot(self, other)
 
     def bmm(self, mat2):
-        return ops.Bmm.apply(self, mat2)
+        return ops.bmm(self, mat2)
 
     # ================================================================================
     # Elementwise math (ops/pointwise.py)
     # ================================================================================
-    def exp(self):
+    def exp(self, *no_arguments):
+        if no_arguments:
+            raise _no_arguments("exp", no_arguments)
         return ops.Exp.apply(self)
 
-    def log(self):
+    def log(self, *no_arguments):
+        if no_arguments:
+            raise _no_arguments("log", no_arguments)
         return ops.Log.apply(self)
 
-    def sqrt(self):
+    def sqrt(self, *no_arguments):
+        if no_arguments:
+            raise _no_arguments("sqrt", no_arguments)
         return ops.Sqrt.apply(self)
 
-    def abs(self):
+    def abs(self, *no_arguments):
+        if no_arguments:
+            raise _no_arguments("abs", no_arguments)
         return ops.Abs.apply(self)
 
     __abs__ = absolute = abs
 
-    def sign(self):
+    def sign(self, *no_arguments):
+        if no_arguments:
+            raise _no_arguments("sign", no_arguments)
         return ops.Sign.apply(self)
 
-    def relu(self):
+    def relu(self, *no_arguments):
+        if no_arguments:
+            raise _no_arguments("relu", no_arguments)
         return ops.Relu.apply(self)
 
-    def sigmoid(self):
+    def sigmoid(self, *no_arguments):
+        if no_arguments:
+            raise _no_arguments("sigmoid", no_arguments)
         return ops.Sigmoid.apply(self)
 
-    def tanh(self):
+    def tanh(self, *no_arguments):
+        if no_arguments:
+            raise _no_arguments("tanh", no_arguments)
         return ops.Tanh.apply(self)
 
     def clamp(self, min=None, max=None):
@@ -823,11 +897,15 @@ class Tensor:
         return bool(self.shape == other.shape and np.array_equal(self._data, other._data))
 
     def allclose(self, other, rtol=1e-05, atol=1e-08, equal_nan=False):
-        return bool(np.allclose(self._data, _values(other), rtol=rtol, atol=atol,
-                                equal_nan=equal_nan))
+        return bool(self.isclose(other, rtol, atol, equal_nan, name="allclose").all())
 
-    def isclose(self, other, rtol=1e-05, atol=1e-08, equal_nan=False):
-        return Tensor._wrap(np.isclose(self._data, _values(other), rtol=rtol, atol=atol,
+    def isclose(self, other, rtol=1e-05, atol=1e-08, equal_nan=False, *, name="isclose"):
+        other = _tensor_argument(other, name)
+        if other._data.dtype != self._data.dtype:
+            raise RuntimeError(f"{self.dtype.type_name} did not match {other.dtype.type_name}: "
+                               "compare tensors of one dtype (convert one with .to())")
+        ops.broadcast_shapes(self._data, other._data)
+        return Tensor._wrap(np.isclose(self._data, other._data, rtol=rtol, atol=atol,
                                        equal_nan=equal_nan))
 
     def isnan(self):
@@ -842,16 +920,16 @@ class Tensor:
     # ================================================================================
     # Reductions (ops/reduction.py)
     # ================================================================================
-    def sum(self, dim=None, keepdim=False, *, dtype=None):
+    def sum(self, dim=_NO_DIM, keepdim=False, *, dtype=None):
         return ops.sum(self, dim, keepdim, dtype=dtype)
 
-    def mean(self, dim=None, keepdim=False, *, dtype=None):
+    def mean(self, dim=_NO_DIM, keepdim=False, *, dtype=None):
         return ops.mean(self, dim, keepdim, dtype=dtype)
 
-    def max(self, dim=None, keepdim=False):
+    def max(self, dim=_NO_DIM, keepdim=False):
         return ops.max(self, dim, keepdim)
 
-    def min(self, dim=None, keepdim=False):
+    def min(self, dim=_NO_DIM, keepdim=False):
         return ops.min(self, dim, keepdim)
 
     def sum_to_size(self, *size):
@@ -864,10 +942,10 @@ class Tensor:
         return ops.log_softmax(self, dim, dtype)
 
     def argmax(self, dim=None, keepdim=False):
-        return _arg_extreme(self, dim, keepdim, np.argmax, "argmax")
+        return ops.argmax(self, dim, keepdim)
 
     def argmin(self, dim=None, keepdim=False):
-        return _arg_extreme(self, dim, keepdim, np.argmin, "argmin")
+        return ops.argmin(self, dim, keepdim)
 
     def any(self, dim=None, keepdim=False):
         return Tensor._wrap(np.asarray(np.any(self._data, axis=_axis(self, dim),
@@ -884,13 +962,13 @@ class Tensor:
         return ops.view(self, *shape)
 
     def view_as(self, other):
-        return ops.view(self, *other.shape)
+        return ops.view(self, *_tensor_argument(other, "view_as").shape)
 
     def reshape(self, *shape):
         return ops.reshape(self, *shape)
 
     def reshape_as(self, other):
-        return ops.reshape(self, *other.shape)
+        return ops.reshape(self, *_tensor_argument(other, "reshape_as").shape)
 
     def flatten(self, start_dim=0, end_dim=-1):
         return ops.flatten(self, start_dim, end_dim)
@@ -911,7 +989,7 @@ class Tensor:
 
     @property
     def T(self):
-        return ops.permute(self, *reversed(range(self.ndim)))
+        return ops.permute(self, tuple(reversed(range(self._data.ndim))))
 
     @property
     def mT(self):
@@ -930,7 +1008,7 @@ class Tensor:
         return ops.expand(self, *sizes)
 
     def expand_as(self, other):
-        return ops.expand(self, *other.shape)
+        return ops.expand(self, *_tensor_argument(other, "expand_as").shape)
 
     def clone(self, *, memory_format=None):
         return ops.Clone.apply(self)
@@ -942,7 +1020,7 @@ class Tensor:
         return ops.getitem(self, key)
 
     def __setitem__(self, key, value):
-        ops.check_in_place(self, value)
+        ops.check_in_place(self, value, through_view=True)
         ops.setitem(self, key, value)
 
     def select(self, dim, index):
@@ -967,10 +1045,10 @@ class Tensor:
     # In place (ops/inplace.py): checked first, then the memory is overwritten
     # ================================================================================
     def add_(self, other, *, alpha=1):
-        return ops.in_place(ops.AddInplace, self, _scaled(other, alpha), "add_")
+        return ops.in_place(ops.AddInplace, self, _scaled(self, other, alpha, "add_"), "add_")
 
     def sub_(self, other, *, alpha=1):
-        return ops.in_place(ops.SubInplace, self, _scaled(other, alpha), "sub_")
+        return ops.in_place(ops.SubInplace, self, _scaled(self, other, alpha, "sub_"), "sub_")
 
     def mul_(self, other):
         return ops.in_place(ops.MulInplace, self, _number_or_tensor(other), "mul_")
@@ -989,6 +1067,9 @@ class Tensor:
 
     def __itruediv__(self, other):
         return self.div_(other) if _is_operand(other) else NotImplemented
+
+    def relu_(self):
+        return ops.relu_(self)
 
     def zero_(self):
         ops.check_in_place(self)
@@ -1214,9 +1295,6 @@ class Tensor:
     def sign_(self):
         return self._in_place_result(self.sign())
 
-    def relu_(self):
-        return self._in_place_result(self.relu())
-
     def sigmoid_(self):
         return self._in_place_result(self.sigmoid())
 
@@ -1288,6 +1366,10 @@ class Tensor:
 
 
 # ----- small helpers of the methods above -----------------------------------------------------
+def _is_one(alpha):
+    """Is ``alpha`` the default 1 (an int: other types are checked first)?"""
+    return type(alpha) is int and alpha == 1
+
 def _is_operand(x):
     return isinstance(x, (Tensor, numbers.Real, np.ndarray))
 
@@ -1300,13 +1382,37 @@ def _number_or_tensor(x):
     return x
 
 
-def _scaled(other, alpha):
+def _scaled(t, other, alpha, name):
+    """``alpha * other`` for ``t.add_(other, alpha=...)``."""
     other = _number_or_tensor(other)
-    if alpha == 1:
+    if _is_one(alpha):
         return other
-    if not isinstance(other, (Tensor, numbers.Real)):
-        return other            # refused with a clear message by ops.in_place
+    alpha = ops.check_alpha(alpha, name, t._data.dtype.kind == "b")
+    if alpha == 1 or not isinstance(other, (Tensor, numbers.Real)):
+        return other            # (a wrong other is refused with a clear message by ops.in_place)
     return other * alpha
+
+
+def _not_an_operand(name, other):
+    raise TypeError(f"{name}(): argument 'other' (position 1) must be Tensor, not "
+                    f"{ops.type_name_of(other)}")
+
+
+# C type names in PyTorch's messages
+_C_NAMES = {"float32": "float", "float64": "double", "float16": "c10::Half", "int64": "long int",
+            "int32": "int", "int16": "short int", "int8": "signed char", "uint8": "unsigned char",
+            "bool": "bool"}
+
+
+def _tensor_argument(other, name):
+    if not isinstance(other, Tensor):
+        raise ops.must_be_tensor(other, name, "other")
+    return other
+
+
+def _no_arguments(name, given):
+    return TypeError(f"{name}() takes no arguments ({len(given)} given): call it as "
+                     f"x.{name}() or minitorch.{name}(x)")
 
 
 def _values(x):
@@ -1321,23 +1427,6 @@ def _axis(t, dim):
     if dim is None:
         return None
     return ops.normalize_dims(dim, t.ndim) if t.ndim else None
-
-
-def _arg_extreme(t, dim, keepdim, pick, name):
-    if t._data.size == 0 and dim is None:
-        raise RuntimeError(f"{name}(): Expected reduction dim to be specified for "
-                           "input.numel() == 0.")
-    if dim is None:
-        index = pick(t._data)
-        if keepdim:
-            return Tensor._wrap(np.full((1,) * t.ndim, index, dtype=np.int64))
-        return Tensor._wrap(np.asarray(index, dtype=np.int64))
-    d = ops.normalize_dim(dim, t.ndim)
-    if t.ndim == 0:
-        return Tensor._wrap(np.asarray(0, dtype=np.int64))
-    if t.shape[d] == 0:
-        raise IndexError(f"{name}(): Expected reduction dim {d} to have non-zero size.")
-    return Tensor._wrap(pick(t._data, axis=d, keepdims=keepdim).astype(np.int64))
 
 
 def _add_hook(hooks, hook):

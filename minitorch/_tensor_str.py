@@ -91,8 +91,10 @@ def format_data(data, indent):
     summarize = data.size > PRINT_OPTS.threshold
     shown = _shown_values(data, summarize)
     fmt = _formatter(data, shown)
-    finite = shown[np.isfinite(shown)] if shown.dtype.kind == "f" else shown
-    width = max((len(fmt(v)) for v in (finite if finite.size else shown)), default=1)
+    # Floats are aligned on the width of their nonzero finite values (PyTorch's rule: zeros,
+    # nan and inf do not widen the columns); integers and bools on all of them.
+    measured = shown[np.isfinite(shown) & (shown != 0)] if shown.dtype.kind == "f" else shown
+    width = max((len(fmt(v)) for v in measured), default=1)
     if data.ndim == 0:
         return fmt(data.item())
 
@@ -128,7 +130,9 @@ def tensor_repr(t, prefix="tensor(", suffix_extra=()):
         body = "[]"
         if data.ndim != 1:
             suffixes.append(f"size={tuple(data.shape)}")
-    if t.dtype not in (_dtype.get_default_dtype(), _dtype.int64, _dtype.bool):
+        if t.dtype is not _dtype.get_default_dtype():     # nothing shows it is an integer
+            suffixes.append(f"dtype={t.dtype!r}")
+    elif t.dtype not in (_dtype.get_default_dtype(), _dtype.int64, _dtype.bool):
         suffixes.append(f"dtype={t.dtype!r}")
     if t._grad_fn is not None:
         suffixes.append(f"grad_fn=<{t._grad_fn.name()}>")
@@ -141,14 +145,17 @@ def tensor_repr(t, prefix="tensor(", suffix_extra=()):
 def _with_suffixes(text, suffixes, indent):
     """Append ``, suffix`` for each suffix; one that would pass the line width goes on a
     line of its own, indented under the values.  ``room`` counts as PyTorch's printer
-    does: two more than the current line until the first break, exact after it."""
+    does: two more than the current line until the first break, exact after it.  A dtype
+    is measured as PyTorch spells it (``torch.float64``), so that the same code breaks its
+    lines at the same places with either library."""
     parts = [text]
     room = len(text) - text.rfind("\n") + 1
     for suffix in suffixes:
-        if room + len(suffix) + 2 > PRINT_OPTS.linewidth:
+        width = len(suffix.replace("minitorch.", "torch."))
+        if room + width + 2 > PRINT_OPTS.linewidth:
             parts.append(",\n" + " " * indent + suffix)
-            room = indent + len(suffix)
+            room = indent + width
         else:
             parts.append(", " + suffix)
-            room += len(suffix) + 2
+            room += width + 2
     return "".join(parts) + ")"

@@ -13,7 +13,9 @@ from ..autograd.function import (BackwardCFunction, Function, as_outputs, descri
 from ..autograd.graph import NO_EDGE, _sequence
 
 __all__ = ["BuiltinFunction", "unbroadcast", "sum_to_shape", "binary_operands", "as_float",
-           "normalize_dim", "normalize_dims", "as_shape", "broadcast_error", "wrap"]
+           "normalize_dim", "normalize_dims", "as_shape", "broadcast_error", "wrap",
+           "type_name_of", "must_be_tensor", "node_attribute", "BuiltinBackward",
+           "broadcast_shapes"]
 
 wrap = Tensor._wrap
 
@@ -172,6 +174,18 @@ def broadcast_error(a, b):
     return RuntimeError(f"shapes {sa} and {sb} cannot be broadcast together")
 
 
+def broadcast_shapes(*arrays):
+    """The shape ``arrays`` broadcast to, or PyTorch's RuntimeError naming the first two that
+    do not broadcast."""
+    shape = ()
+    for x in arrays:
+        try:
+            shape = np.broadcast_shapes(shape, np.shape(x))
+        except ValueError:
+            raise broadcast_error(np.broadcast_to(np.zeros(()), shape), x) from None
+    return shape
+
+
 # ----- dtypes ------------------------------------------------------------------------------
 def binary_operands(a, b, dtype=None):
     """The numpy values of ``a`` (a tensor) and ``b`` (a tensor or a Python number), both
@@ -250,16 +264,55 @@ def normalize_dims(dim, ndim):
     return (normalize_dim(dim, ndim),)
 
 
-def as_shape(size):
-    """Accept ``f(2, 3)``, ``f((2, 3))``, ``f([2, 3])`` or ``f(torch.Size(...))``; return ``(2, 3)``."""
+def as_shape(size, name=None, arg="size"):
+    """Accept ``f(2, 3)``, ``f((2, 3))``, ``f([2, 3])`` or ``f(torch.Size(...))``: ``(2, 3)``.
+
+    Anything else is refused with PyTorch's TypeError, naming the function ``name``."""
+    where = f"{name}(): argument '{arg}'" if name else f"argument '{arg}'"
     if len(size) == 1 and isinstance(size[0], (tuple, list)):
         size = tuple(size[0])
-    for s in size:
-        if isinstance(s, bool) or not isinstance(s, (int, np.integer)) and not _is_int_tensor(s):
-            raise TypeError(f"sizes must be ints, got {type(s).__name__} ({s!r}) in "
-                            f"{tuple(size)}")
-    return tuple(int(s) for s in size)
+        for i, s in enumerate(size):
+            if not _is_size(s):
+                raise TypeError(f"{where} must be tuple of ints, but found element of type "
+                                f"{type_name_of(s)} at pos {i}")
+        return tuple([int(s) for s in size])
+    for i, s in enumerate(size):
+        if _is_size(s):
+            continue
+        if len(size) == 1:
+            raise TypeError(f"{where} (position 1) must be tuple of ints, not "
+                            f"{type_name_of(s)}")
+        if isinstance(s, (tuple, list)) and name:
+            raise TypeError(f"{name}() takes 1 positional argument but {len(size)} were given: "
+                            f"pass the sizes either one by one or as one tuple")
+        raise TypeError(f"{where} must be tuple of ints, but found element of type "
+                        f"{type_name_of(s)} at pos {i}")
+    return tuple([int(s) for s in size])
+
+
+def _is_size(s):
+    return type(s) is int or (isinstance(s, (int, np.integer)) and not isinstance(s, bool)) \
+        or _is_int_tensor(s)
 
 
 def _is_int_tensor(s):
     return isinstance(s, Tensor) and s._data.size == 1 and s._data.dtype.kind in "iu"
+
+
+def type_name_of(x):
+    """How PyTorch names the type of a wrong argument (``numpy.ndarray`` in full)."""
+    if isinstance(x, np.ndarray):
+        return "numpy.ndarray"
+    return type(x).__name__
+
+
+def must_be_tensor(x, name, arg="input", position=1):
+    """PyTorch's TypeError for a non-tensor where a tensor argument is expected."""
+    return TypeError(f"{name}(): argument '{arg}' (position {position}) must be Tensor, not "
+                     f"{type_name_of(x)}")
+
+
+def node_attribute(function, name, value):
+    """Give the nodes of a built-in ``function`` an attribute (a constant or a property),
+    e.g. ``_saved_alpha``: what PyTorch's nodes of that op show besides saved tensors."""
+    setattr(function._backward_cls, name, value)

@@ -14,14 +14,18 @@ import math
 
 import numpy as np
 
+from .._dtype import result_type
 from .._tensor import Tensor
-from ._common import (BuiltinFunction, unbroadcast, sum_to_shape, binary_operands,
-                      broadcast_error, float_dtype_of, wrap)
+from ..autograd.saved import FREED_MESSAGE
+from ._common import (BuiltinBackward, BuiltinFunction, unbroadcast, sum_to_shape,
+                      binary_operands, broadcast_error, float_dtype_of, node_attribute,
+                      type_name_of, wrap)
 
-__all__ = ["Add", "AddScalar", "Sub", "SubScalar", "RSub", "Mul", "MulScalar", "Div", "DivScalar",
+__all__ = ["Add", "AddScalar", "AddAlpha", "Sub", "SubScalar", "SubAlpha", "RSub", "Mul",
+           "MulScalar", "Div", "DivScalar",
            "Reciprocal", "Neg", "Pow", "PowScalar", "RPow", "Remainder", "FloorDivide",
            "add", "sub", "mul", "div", "rsub", "rdiv", "pow", "rpow", "remainder", "floor_divide",
-           "operand"]
+           "operand", "add_alpha", "sub_alpha", "check_alpha"]
 
 
 def _compute(op, x, y):
@@ -34,11 +38,14 @@ def _compute(op, x, y):
 
 def operand(x):
     """The other side of an operator as a tensor or a Python number, or NotImplemented
-    (so Python can try the other operand's method) for anything else."""
-    if type(x) is float or isinstance(x, (Tensor, int, float)):
+    (so Python can try the other operand's method) for anything else.  A numpy scalar
+    counts as the Python number it holds, a numpy array as a tensor (a copy)."""
+    if type(x) is float or type(x) is int or isinstance(x, Tensor):
         return x
-    if isinstance(x, np.generic) and x.dtype.kind in "biuf":
-        return x.item()
+    if isinstance(x, np.generic):
+        return x.item() if x.dtype.kind in "biuf" else NotImplemented
+    if isinstance(x, (int, float)):
+        return x
     if isinstance(x, np.ndarray):
         return Tensor._from_numpy_copy(x)
     return NotImplemented
@@ -88,12 +95,38 @@ class AddScalar(BuiltinFunction):
         return grad, None
 
 
+class AddAlpha(BuiltinFunction):
+    """``a + alpha * b`` for two tensors, in one node (``a.add(b, alpha=2)``)."""
+    _backward_name = "AddBackward0"
+
+    @staticmethod
+    def forward(ctx, a, b, alpha):
+        ctx.shapes, ctx.alpha = (a._data.shape, b._data.shape), alpha
+        x, y = binary_operands(a, b)
+        return _compute(np.add, x, np.multiply(y, alpha, dtype=y.dtype))
+
+    @staticmethod
+    def backward(ctx, grad):
+        shape_a, shape_b = ctx.shapes
+        need_a, need_b = ctx.needs_input_grad[:2]
+        return (unbroadcast(grad, shape_a) if need_a else None,
+                unbroadcast(grad * ctx.alpha, shape_b) if need_b else None, None)
+
+    @staticmethod
+    def backward_on_arrays(ctx, grad):
+        shape_a, shape_b = ctx.shapes
+        need_a, need_b = ctx.needs_input_grad[:2]
+        return (sum_to_shape(grad, shape_a) if need_a else None,
+                sum_to_shape(grad * ctx.alpha, shape_b) if need_b else None, None)
+
+
 class Sub(BuiltinFunction):
     _backward_name = "SubBackward0"
 
     @staticmethod
     def forward(ctx, a, b):
-        _refuse_bool_subtraction(a, b)
+        if a._data.dtype.kind == "b" or b._data.dtype.kind == "b":
+            _refuse_bool_subtraction(a, b)
         ctx.shapes = a._data.shape, b._data.shape
         x, y = binary_operands(a, b)
         return _compute(np.subtract, x, y)
@@ -113,13 +146,23 @@ class Sub(BuiltinFunction):
                 sum_to_shape(-grad, shape_b) if need_b else None)
 
 
+class SubAlpha(AddAlpha):
+    """``a - alpha * b`` for two tensors, in one node."""
+    _backward_name = "SubBackward0"
+
+    @staticmethod
+    def forward(ctx, a, b, alpha):
+        return AddAlpha.forward(ctx, a, b, -alpha)
+
+
 class SubScalar(BuiltinFunction):
     _backward_name = "SubBackward0"
     _wraps_numbers = True
 
     @staticmethod
     def forward(ctx, a, number):
-        _refuse_bool_subtraction(a, number)
+        if type(number) is bool or a._data.dtype.kind == "b":
+            _refuse_bool_subtraction(a, number)
         x, y = binary_operands(a, number)
         return np.subtract(x, y)
 
@@ -138,7 +181,8 @@ class RSub(BuiltinFunction):
 
     @staticmethod
     def forward(ctx, a, number):
-        _refuse_bool_subtraction(a, number)
+        if type(number) is bool or a._data.dtype.kind == "b":
+            _refuse_bool_subtraction(a, number)
         x, y = binary_operands(a, number)
         return np.subtract(y, x)
 
@@ -151,11 +195,19 @@ class RSub(BuiltinFunction):
         return -grad, None
 
 
+def _is_bool(x):
+    return x._data.dtype.kind == "b" if isinstance(x, Tensor) else isinstance(x, (bool, np.bool_))
+
+
 def _refuse_bool_subtraction(a, b):
-    if a.dtype.name == "bool" and (isinstance(b, bool) or isinstance(b, Tensor) and
-                                   b.dtype.name == "bool"):
+    """PyTorch refuses ``-`` when either side is a bool (a tensor or a Python bool)."""
+    if _is_bool(a) and _is_bool(b):
         raise RuntimeError("Subtraction, the `-` operator, with two bool tensors is not "
                            "supported. Use the `^` or `logical_xor()` operator instead.")
+    if _is_bool(a) or _is_bool(b):
+        raise RuntimeError("Subtraction, the `-` operator, with a bool tensor is not "
+                           "supported. If you are trying to invert a mask, use the `~` or "
+                           "`logical_not()` operator instead.")
 
 
 # ----- * and / -----------------------------------------------------------------------------
@@ -184,10 +236,36 @@ class Mul(BuiltinFunction):
         return grad_a, grad_b
 
 
+class NumberSavingBackward(BuiltinBackward):
+    """The node of ``a * number`` or ``a / number``.  As in PyTorch, the number counts as a
+    saved value (``grad_fn._saved_other``, a 0-d tensor): backward frees it, so running
+    the graph a second time fails as it does for saved tensors (unless retain_graph)."""
+
+    @property
+    def _saved_other(self):
+        number = saved_number(self)
+        return wrap(np.asarray(number, dtype=np.bool_ if type(number) is bool else
+                               np.int64 if type(number) is int else np.float64))
+
+    _saved_self = None              # only kept when the number needs a gradient: never
+
+    def _release_saved(self):
+        self.number = None
+
+
+def saved_number(ctx):
+    """The number an op saved, unless backward has freed it."""
+    number = ctx.number
+    if number is None:
+        raise RuntimeError(FREED_MESSAGE)
+    return number
+
+
 class MulScalar(BuiltinFunction):
     """``a * number``."""
     _backward_name = "MulBackward0"
     _wraps_numbers = True
+    _node_base = NumberSavingBackward
 
     @staticmethod
     def forward(ctx, a, number):
@@ -197,11 +275,11 @@ class MulScalar(BuiltinFunction):
 
     @staticmethod
     def backward(ctx, grad):
-        return grad * ctx.number, None
+        return grad * saved_number(ctx), None
 
     @staticmethod
     def backward_on_arrays(ctx, grad):
-        return grad * ctx.number, None
+        return grad * saved_number(ctx), None
 
 
 class Div(BuiltinFunction):
@@ -233,6 +311,7 @@ class DivScalar(BuiltinFunction):
     """``a / number``."""
     _backward_name = "DivBackward0"
     _wraps_numbers = True
+    _node_base = NumberSavingBackward
 
     @staticmethod
     def forward(ctx, a, number):
@@ -242,11 +321,11 @@ class DivScalar(BuiltinFunction):
 
     @staticmethod
     def backward(ctx, grad):
-        return grad / ctx.number, None
+        return grad / saved_number(ctx), None
 
     @staticmethod
     def backward_on_arrays(ctx, grad):
-        return grad / ctx.number, None
+        return grad / saved_number(ctx), None
 
 
 class Reciprocal(BuiltinFunction):
@@ -309,6 +388,54 @@ sub = _binary(Sub, SubScalar)
 mul = _binary(Mul, MulScalar)
 div = _binary(Div, DivScalar)
 
+node_attribute(Add, "_saved_alpha", 1)
+node_attribute(AddScalar, "_saved_alpha", 1)
+node_attribute(Sub, "_saved_alpha", 1)
+node_attribute(SubScalar, "_saved_alpha", 1)
+node_attribute(RSub, "_saved_alpha", 1)
+node_attribute(AddAlpha, "_saved_alpha", property(lambda node: node.alpha))
+node_attribute(SubAlpha, "_saved_alpha", property(lambda node: -node.alpha))
+
+
+def add_alpha(a, b, alpha, name="add"):
+    """``a + alpha * b`` (``a.add(b, alpha=...)``); ``sub_alpha`` for ``a - alpha * b``."""
+    return _with_alpha(a, b, alpha, name, add, AddAlpha)
+
+
+def sub_alpha(a, b, alpha, name="sub"):
+    return _with_alpha(a, b, alpha, name, sub, SubAlpha)
+
+
+def _with_alpha(a, b, alpha, name, plain, with_alpha):
+    if type(alpha) is not int and type(alpha) is not float:
+        alpha = check_alpha(alpha, name, _is_bool(a) and _is_bool(b))
+    if alpha == 1:
+        return plain(a, b)
+    b = operand(b)
+    if b is NotImplemented:
+        return NotImplemented
+    if isinstance(alpha, float) and not (a._data.dtype.kind == "f" or isinstance(b, Tensor)
+                                         and b._data.dtype.kind == "f" or type(b) is float):
+        raise RuntimeError("For integral input tensors, argument alpha must not be a floating "
+                           "point number.")
+    if with_alpha is SubAlpha and (_is_bool(a) or _is_bool(b)):
+        _refuse_bool_subtraction(a, b)
+    if isinstance(b, Tensor):
+        return with_alpha.apply(a, b, alpha)
+    return plain(a, b * alpha)
+
+
+def check_alpha(alpha, name, bool_result=False):
+    """``alpha`` as a Python number: a number, a numpy scalar or a 0-d tensor (as an
+    optimizer's tensor learning rate); a bool only for a bool result."""
+    if isinstance(alpha, np.generic) or isinstance(alpha, Tensor) and alpha._data.ndim == 0:
+        alpha = alpha.item()
+    if not isinstance(alpha, (int, float)):
+        raise TypeError(f"{name}(): argument 'alpha' must be Number, not {type_name_of(alpha)}")
+    if type(alpha) is bool and not bool_result:
+        raise RuntimeError("Boolean alpha only supported for Boolean results.")
+    return alpha
+
 
 def rsub(a, number):
     """``number - a`` (Python calls ``a.__rsub__(number)``)."""
@@ -330,9 +457,34 @@ def rdiv(a, number):
 
 # ----- powers ------------------------------------------------------------------------------
 def _power(x, y):
-    if x.dtype.kind in "iub" and np.any(np.asarray(y) < 0):
-        raise RuntimeError("Integers to negative integer powers are not allowed.")
+    """``x ** y`` on arrays of the result dtype.  Integers to negative powers give what
+    PyTorch gives (0, except for bases 1 and -1); bools stay bools."""
+    if x.dtype.kind == "b":
+        return np.logical_or(x, np.logical_not(y))
+    if x.dtype.kind in "iu" and np.any(np.asarray(y) < 0):
+        return _integer_power(x, y)
     return np.power(x, y)
+
+
+def _integer_power(x, y):
+    x, y = np.broadcast_arrays(x, y)
+    out = np.power(x, np.maximum(y, 0))
+    negative = y < 0
+    odd = (y % 2) != 0
+    inverse = np.where(x == 1, 1, np.where(x == -1, np.where(odd, -1, 1), 0)).astype(x.dtype)
+    out[negative] = inverse[negative]
+    return out
+
+
+def _refuse_negative_integer_power(a, exponent):
+    if exponent < 0 and a._data.dtype.kind in "biu" and type(exponent) is not float:
+        raise RuntimeError("Integers to negative integer powers are not allowed. Use a float "
+                           "exponent (x ** -1.0) or convert the tensor first (x.float()).")
+
+
+def _refuse_bool_powers():
+    raise NotImplementedError("\"pow\" not implemented for 'Bool': convert the tensors first, "
+                              "e.g. with .long() or .float()")
 
 
 class PowScalar(BuiltinFunction):
@@ -342,6 +494,7 @@ class PowScalar(BuiltinFunction):
 
     @staticmethod
     def forward(ctx, a, exponent):
+        _refuse_negative_integer_power(a, exponent)
         ctx.save_for_backward(a)
         ctx._saved_exponent = exponent
         x, e = binary_operands(a, exponent)
@@ -366,6 +519,8 @@ class Pow(BuiltinFunction):
 
     @staticmethod
     def forward(ctx, a, b):
+        if a._data.dtype.kind == "b" and b._data.dtype.kind == "b":
+            _refuse_bool_powers()
         x, y = binary_operands(a, b)
         result = wrap(_compute(_power, x, y))
         ctx.save_for_backward(b, a, result)
@@ -376,13 +531,15 @@ class Pow(BuiltinFunction):
         b, a, result = ctx.saved_tensors
         need_a, need_b = ctx.needs_input_grad
         grad_a = grad_b = None
+        # in the result's dtype: a float32 base with a float64 exponent gives float64 slopes
+        a_, b_ = a.to(result.dtype), b.to(result.dtype)
         if need_a:
             # b * a**(b-1), taken as 0 where b == 0 (so 0 ** 0 has gradient 0, not nan)
-            slope = (b * a ** (b - 1)).masked_fill(b == 0, 0.0)
+            slope = (b_ * a_ ** (b_ - 1)).masked_fill(b == 0, 0.0)
             grad_a = unbroadcast(grad * slope, a.shape)
         if need_b:
             # a**b * log(a), taken as 0 where a == 0 and b >= 0 (PyTorch's choice)
-            slope = (result * a.log()).masked_fill((a == 0) & (b >= 0), 0.0)
+            slope = (result * a_.log()).masked_fill((a == 0) & (b >= 0), 0.0)
             grad_b = unbroadcast(grad * slope, b.shape)
         return grad_a, grad_b
 
@@ -394,8 +551,11 @@ class RPow(BuiltinFunction):
 
     @staticmethod
     def forward(ctx, a, base):
-        e, s = binary_operands(a, base)
-        result = wrap(_power(np.asarray(s), e))
+        if type(base) is bool and a._data.dtype.kind == "b":
+            _refuse_bool_powers()
+        dtype = result_type(a, base).numpy_dtype
+        e = a._data if a._data.dtype == dtype else a._data.astype(dtype)
+        result = wrap(np.asarray(_power(np.asarray(base, dtype=dtype), e)))
         ctx.save_for_backward(a, result)
         ctx._saved_self = base
         return result

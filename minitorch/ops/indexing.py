@@ -12,8 +12,9 @@ element picked twice gets both gradients.
 import numpy as np
 
 from .._tensor import Tensor
-from ._common import BuiltinFunction, broadcast_error, normalize_dim, wrap
-from .shape import Alias, Unsqueeze, ViewFunction
+from ._common import (BuiltinFunction, broadcast_error, normalize_dim, type_name_of, wrap,
+                      _number_as)
+from .shape import Alias, Unsqueeze, ViewFunction, check_expand
 
 __all__ = ["Select", "Slice", "Index", "IndexPutAccumulate", "SetItem", "Gather", "Scatter",
            "getitem", "setitem", "select", "narrow", "gather", "scatter", "index_select"]
@@ -26,7 +27,8 @@ class Select(ViewFunction):
     @staticmethod
     def forward(ctx, a, dim, index):
         ctx.shape, ctx.dim, ctx.index = a.shape, dim, index
-        return a._data[(slice(None),) * dim + (index,)]
+        # the Ellipsis keeps a single element a (0-d) view: numpy would copy it out
+        return a._data[(slice(None),) * dim + (index, Ellipsis)]
 
     @staticmethod
     def backward(ctx, grad):
@@ -79,13 +81,16 @@ class IndexPutAccumulate(BuiltinFunction):
         return Index.apply(g, ctx.key), None, None
 
 
-def select(a, dim, index):
+def select(a, dim, index, shown_dim=None):
+    """``a.select(dim, index)``; ``shown_dim`` is the dim an error names (``x[0, 5]``
+    names the dim of ``x``, not of ``x[0]``)."""
     d = normalize_dim(dim, a.ndim)
     size = a.shape[d]
     if isinstance(index, Tensor):
         index = index.item()
     if not -size <= index < size:
-        raise IndexError(f"index {index} is out of bounds for dimension {d} with size {size}")
+        raise IndexError(f"index {index} is out of bounds for dimension "
+                         f"{d if shown_dim is None else shown_dim} with size {size}")
     return Select.apply(a, d, index % size)
 
 
@@ -113,13 +118,19 @@ def getitem(a, key):
             return single
         key = (key,)
     key = _expand_ellipsis(a, [_as_index(k) for k in key])
-    result, advanced, dim = a, {}, 0
+    result, advanced, dim, original = a, {}, 0, 0
     for k in key:
         if k is None:
             result = Unsqueeze.apply(result, dim)
             dim += 1
-        elif isinstance(k, (int, np.integer)):
-            result = select(result, dim, int(k))
+            continue
+        if isinstance(k, np.ndarray) and k.ndim == 0:      # True or False: a new dim kept
+            result = Unsqueeze.apply(result, dim)             # whole or emptied, as a copy
+            advanced[dim] = np.array([bool(k)])
+            dim += 1
+            continue
+        if isinstance(k, (int, np.integer)):
+            result = select(result, dim, int(k), original)
         elif isinstance(k, slice):
             if k != slice(None):
                 result = _slice(result, dim, k)
@@ -128,6 +139,7 @@ def getitem(a, key):
             for extra in range(k.ndim if k.dtype == np.bool_ else 1):
                 advanced[dim + extra] = k
             dim += k.ndim if k.dtype == np.bool_ else 1
+        original += k.ndim if isinstance(k, np.ndarray) and k.dtype == np.bool_ else 1
     if advanced:
         return _advanced(result, advanced)
     return result if result is not a else Alias.apply(a)
@@ -150,8 +162,8 @@ def _single_index(a, key):
 
 def _need_dims(a, n):
     if a.ndim < n:
-        raise IndexError(f"invalid index of a {a.ndim}-dim tensor: use x.item() to get the "
-                         "value of a 0-dim tensor, or index a tensor with more dims")
+        raise IndexError(f"invalid index of a {a.ndim}-dim tensor. Use `tensor.item()` to "
+                         f"convert a 0-dim tensor to a number")
 
 
 def _as_index(k):
@@ -162,7 +174,7 @@ def _as_index(k):
         if k.ndim == 0 and k.dtype.name != "bool":
             return int(k.item())
         return k._data if k.dtype.name == "bool" else k._data.astype(np.int64)
-    if isinstance(k, (list, range)):
+    if isinstance(k, (list, range, np.ndarray)):
         array = np.asarray(list(k) if isinstance(k, range) else k)
         if array.dtype.kind == "f":
             raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
@@ -174,8 +186,9 @@ def _as_index(k):
         return np.asarray(k)
     if isinstance(k, (int, np.integer, slice)) or k is None or k is Ellipsis:
         return k
-    raise IndexError(f"only integers, slices (`:`), ellipsis (`...`), None and long or byte "
-                     f"Variables are valid indices (got {type(k).__name__})")
+    error = TypeError if isinstance(k, str) else IndexError
+    raise error(f"only integers, slices (`:`), ellipsis (`...`), None and long or byte "
+                f"Variables are valid indices (got {type_name_of(k)})")
 
 
 def _expand_ellipsis(a, key):
@@ -197,8 +210,11 @@ def _expand_ellipsis(a, key):
 def _slice(a, dim, k):
     start, stop, step = k.start, k.stop, k.step
     step = 1 if step is None else int(step)
-    if step <= 0:
-        raise ValueError("step must be greater than zero")
+    if step == 0:
+        raise ValueError("slice step cannot be zero")
+    if step < 0:
+        raise ValueError("step must be greater than zero: negative steps are not supported; "
+                         "use x.flip(dim) or index with a reversed list")
     start, stop, _ = slice(start, stop, step).indices(a.shape[dim])
     return Slice.apply(a, dim, start, max(start, stop), step)
 
@@ -247,13 +263,7 @@ class SetItem(BuiltinFunction):
         src = value._data if isinstance(value, Tensor) else value
         ctx.key = key
         ctx.value_shape = value.shape if isinstance(value, Tensor) else None
-        try:
-            a._data[key] = src
-        except ValueError:
-            target = a._data[key].shape
-            raise RuntimeError(f"shape mismatch: value tensor of shape {list(np.shape(src))} "
-                               f"cannot be broadcast to indexing result of shape "
-                               f"{list(target)}") from None
+        a._data[key] = src
         ctx.mark_dirty(a)
         return a
 
@@ -268,26 +278,70 @@ class SetItem(BuiltinFunction):
 
 
 def setitem(a, key, value):
-    """``a[key] = value`` for a number or a tensor ``value`` (converted to ``a``'s dtype)."""
-    if isinstance(value, Tensor):
-        if value.dtype.is_floating_point and not a.dtype.is_floating_point:
-            raise RuntimeError(f"Index put requires the source and destination dtypes match, "
-                               f"got {a.dtype.type_name} for the destination and "
-                               f"{value.dtype.type_name} for the source.")
-    elif isinstance(value, (bool, int, float, np.generic)):
-        if isinstance(value, float) and a.dtype.name == "bool":
-            pass
-    else:
-        raise TypeError(f"can't assign a {type(value).__name__} to a "
-                        f"{a.dtype.type_name}Tensor: assign a number or a tensor")
+    """``a[key] = value`` for a number or a tensor ``value`` (converted to ``a``'s dtype).
+    Everything is checked before ``a`` changes."""
+    if isinstance(value, np.generic):
+        value = value.item()
+    if isinstance(value, complex):
+        raise RuntimeError(f"value cannot be converted to type {a.dtype.name} without overflow: "
+                           "minitorch has no complex dtypes")
+    if not isinstance(value, (Tensor, bool, int, float)):
+        raise TypeError(f"can't assign a {type_name_of(value)} to a "
+                        f"torch.{a.dtype.type_name}Tensor: assign a number or a tensor")
     if not isinstance(key, tuple):
         key = (key,)
+    if a.ndim == 0 and any(k is not None and k is not Ellipsis for k in key):
+        _need_dims(a, 1)
     key = tuple(_expand_ellipsis(a, [_as_index(k) for k in key]))
-    for d, k in enumerate(k for k in key if k is not None):
+    d = 0
+    for k in key:
+        if k is None:
+            continue
         if isinstance(k, (int, np.integer)) and not -a.shape[d] <= k < a.shape[d]:
             raise IndexError(f"index {k} is out of bounds for dimension {d} with size "
                              f"{a.shape[d]}")
+        if isinstance(k, slice) and k.step is not None and k.step <= 0:
+            _slice(a, d, k)                         # PyTorch's error for the step
+        if isinstance(k, np.ndarray):
+            _check_bounds(a, d, k)
+            d += k.ndim if k.dtype == np.bool_ else 1
+        else:
+            d += 1
+    key = tuple(k for k in key if k is not None)
+    if isinstance(value, Tensor):
+        value = _fitted_value(a, key, value)
+    elif a._data.dtype.kind in "iu":
+        value = _number_as(value, a._data.dtype)     # refuses what does not fit
     return SetItem.apply(a, key, value)
+
+
+def _fitted_value(a, key, value):
+    """``value`` for ``a[key] = value``: its leading dims of size 1 dropped and its shape
+    checked as PyTorch's ``expand`` checks it; its dtype converted to ``a``'s, except that
+    an index with arrays needs a value of the same dtype."""
+    advanced = any(isinstance(k, np.ndarray) for k in key)
+    if advanced and value.ndim and value._data.dtype != a._data.dtype:
+        raise RuntimeError(f"Index put requires the source and destination dtypes match, "
+                           f"got {a.dtype.type_name} for the destination and "
+                           f"{value.dtype.type_name} for the source.")
+    target = a._data[key].shape
+    shape = value.shape
+    while len(shape) > len(target) and shape[0] == 1:
+        shape = shape[1:]
+    if advanced:
+        try:
+            np.broadcast_shapes(shape, target)
+        except ValueError:
+            raise RuntimeError(f"shape mismatch: value tensor of shape {list(value.shape)} "
+                               f"cannot be broadcast to indexing result of shape "
+                               f"{list(target)}") from None
+    else:
+        check_expand(value, shape, target)
+    if shape != value.shape:
+        value = value.reshape(shape)
+    if value._data.dtype != a._data.dtype:
+        value = value.to(a.dtype)
+    return value
 
 
 # ----- gather and scatter --------------------------------------------------------------------

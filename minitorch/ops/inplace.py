@@ -16,14 +16,18 @@ from .._dtype import can_cast, result_type
 from .._tensor import Tensor
 from ..autograd import grad_mode
 from ..autograd.function import leaf_in_place_error
-from ._common import BuiltinFunction, broadcast_error, unbroadcast, wrap
+from ._common import BuiltinFunction, broadcast_error, type_name_of, unbroadcast, wrap
+from .arithmetic import _refuse_bool_subtraction
+from .pointwise import ReluGrad
 
-__all__ = ["AddInplace", "SubInplace", "MulInplace", "DivInplace", "Fill", "Zero", "Copy",
+__all__ = ["AddInplace", "SubInplace", "MulInplace", "DivInplace", "Fill", "FillTensor", "Zero",
+           "Copy", "ReluInplace", "relu_",
            "check_in_place", "in_place"]
 
 
-def check_in_place(t, *others):
-    """Refuse an in-place change that autograd cannot follow, before any memory is touched."""
+def check_in_place(t, *others, through_view=False):
+    """Refuse an in-place change that autograd cannot follow, before any memory is touched.
+    ``through_view``: the change writes into a view of ``t`` (``t[key] = value``)."""
     if t._is_inference and not grad_mode.is_inference_mode_enabled():
         raise RuntimeError("Inplace update to inference tensor outside InferenceMode is not "
                            "allowed. You can make a clone to get a normal tensor before doing "
@@ -32,18 +36,24 @@ def check_in_place(t, *others):
         return
     involved = t._requires_grad or any(isinstance(o, Tensor) and o._requires_grad for o in others)
     if t._grad_fn is None and t._requires_grad:
+        if through_view:
+            raise _view_of_leaf_error()
         raise leaf_in_place_error("is being")
     if t._base is not None and involved:
         base = t._base
         if base._grad_fn is None and base._requires_grad:
-            raise RuntimeError("a view of a leaf Variable that requires grad is being used in "
-                               "an in-place operation. Do it under minitorch.no_grad() or work "
-                               "on a clone.")
+            raise _view_of_leaf_error()
         if base._requires_grad:
             raise RuntimeError(
                 "minitorch does not support in-place operations on a view of a tensor that is "
                 "part of the autograd graph (PyTorch rewrites the base tensor's graph for "
                 "this). Use the out-of-place operation, or clone() the base tensor first.")
+
+
+def _view_of_leaf_error():
+    return RuntimeError("a view of a leaf Variable that requires grad is being used in an "
+                        "in-place operation. Do it under minitorch.no_grad() or work on a "
+                        "clone.")
 
 
 def _fits(t, other):
@@ -67,7 +77,11 @@ def in_place(function, t, other, name):
     """``t.<name>_(other)``: checked first, then applied."""
     if not isinstance(other, (Tensor, bool, int, float)):
         raise TypeError(f"{name}(): argument 'other' (position 1) must be Tensor, not "
-                        f"{type(other).__name__}")
+                        f"{type_name_of(other)}")
+    if function is SubInplace:
+        if t._data.dtype.kind == "b" or type(other) is bool or \
+                isinstance(other, Tensor) and other._data.dtype.kind == "b":
+            _refuse_bool_subtraction(t, other)
     _fits(t, other)
     check_in_place(t, other)
     return function.apply(t, other)
@@ -171,7 +185,7 @@ class DivInplace(InPlaceOp):
 
 class Fill(InPlaceOp):
     """Every element set to one value (a number, or a 0-d tensor that may require grad)."""
-    _backward_name = "FillBackward0"
+    _backward_name = "FillBackward2"
 
     @staticmethod
     def forward(ctx, a, value):
@@ -185,6 +199,11 @@ class Fill(InPlaceOp):
         return grad * 0, grad_value
 
 
+class FillTensor(Fill):
+    """``fill_`` with a 0-d tensor."""
+    _backward_name = "FillBackward3"
+
+
 def fill_(t, value):
     if isinstance(value, Tensor):
         if value.ndim != 0:
@@ -194,7 +213,35 @@ def fill_(t, value):
         raise TypeError(f"fill_(): argument 'value' must be Number or a 0-d Tensor, not "
                         f"{type(value).__name__}")
     check_in_place(t, value)
-    return Fill.apply(t, value)
+    return (FillTensor if isinstance(value, Tensor) else Fill).apply(t, value)
+
+
+class ReluInplace(InPlaceOp):
+    """``a.relu_()``: negative values set to 0 in place.  The derivative needs only the
+    result, which the node saves as it is after the change (``ReluBackward0``, as the
+    out-of-place relu)."""
+    _backward_name = "ReluBackward0"
+    _saved_names = ("result",)
+
+    @staticmethod
+    def forward(ctx, a):
+        if a._data.dtype.kind == "b":
+            raise RuntimeError("Boolean inputs not supported for relu; convert with .float() "
+                               "first")
+        np.maximum(a._data, 0, out=a._data)
+        ctx.save_for_backward(a)
+        ctx.mark_dirty(a)
+        return a
+
+    @staticmethod
+    def backward(ctx, grad):
+        result, = ctx.saved_tensors
+        return ReluGrad.apply(grad, result)
+
+
+def relu_(t):
+    check_in_place(t)
+    return ReluInplace.apply(t)
 
 
 class Zero(InPlaceOp):
@@ -214,15 +261,11 @@ class Zero(InPlaceOp):
 class Copy(InPlaceOp):
     """``a.copy_(src)``: ``src``'s values (broadcast, converted to ``a``'s dtype) into ``a``."""
     _backward_name = "CopyBackwards"
+    _node_name = "torch::autograd::CopyBackwards"
 
     @staticmethod
     def forward(ctx, a, src):
-        try:
-            np.copyto(a._data, src._data, casting="unsafe")
-        except ValueError:
-            raise RuntimeError(f"output with shape {list(a.shape)} doesn't match the broadcast "
-                               f"shape {list(src.shape)}: copy_ needs a source that broadcasts "
-                               "to the destination's shape") from None
+        np.copyto(a._data, src._data, casting="unsafe")
         ctx.src_shape, ctx.src_dtype = src.shape, src.dtype
         ctx.mark_dirty(a)
         return a
@@ -236,10 +279,40 @@ class Copy(InPlaceOp):
 
 
 def copy_(t, src):
+    if isinstance(src, (bool, int, float, np.generic)) and not isinstance(src, np.ndarray):
+        src = wrap(np.asarray(src, dtype=t._data.dtype))
     if not isinstance(src, Tensor):
         raise TypeError(f"copy_(): argument 'other' (position 1) must be Tensor, not "
-                        f"{type(src).__name__}")
+                        f"{type_name_of(src)}")
     if src is t:
         return t
+    _check_copy(t._data, src._data)
     check_in_place(t, src)
     return Copy.apply(t, src)
+
+
+def _check_copy(dst, src):
+    """PyTorch's errors for a source that does not broadcast to the destination, or whose
+    elements overlap the destination's in another layout."""
+    try:
+        shape = np.broadcast_shapes(dst.shape, src.shape)
+    except ValueError:
+        raise broadcast_error(dst, src) from None
+    if shape != dst.shape:
+        raise RuntimeError(f"output with shape {list(dst.shape)} doesn't match the broadcast "
+                           f"shape {list(shape)}: copy_ needs a source that broadcasts to the "
+                           "destination's shape")
+    if src.base is None and dst.base is None:
+        return                                  # two arrays with memory of their own
+    same_layout = (src.__array_interface__["data"][0] == dst.__array_interface__["data"][0]
+                   and src.strides == dst.strides and src.shape == dst.shape)
+    if same_layout:
+        return
+    try:
+        overlap = np.shares_memory(dst, src, max_work=10_000)
+    except np.exceptions.TooHardError:
+        overlap = False                         # PyTorch does not look further either
+    if overlap:
+        raise RuntimeError("unsupported operation: some elements of the input tensor and the "
+                           "written-to tensor refer to a single memory location. Please "
+                           "clone() the tensor before performing the operation.")

@@ -9,9 +9,10 @@ PyTorch's nodes (``MvBackward0``, ``MmBackward0``, ``BmmBackward0``...).
 import numpy as np
 
 from .._tensor import Tensor
-from ._common import BuiltinFunction, sum_to_shape, wrap
+from ._common import BuiltinFunction, must_be_tensor, sum_to_shape, wrap
+from .shape import Squeeze
 
-__all__ = ["Mm", "Mv", "Dot", "Bmm", "Addmm", "matmul", "mm", "bmm", "addmm"]
+__all__ = ["Mm", "Mv", "Dot", "Bmm", "Addmm", "matmul", "mm", "mv", "dot", "bmm", "addmm"]
 
 _C_TYPE_NAMES = {"float32": "float", "float64": "double", "int64": "long int", "int32": "int",
                  "int16": "short int", "int8": "signed char", "uint8": "unsigned char",
@@ -22,12 +23,16 @@ def _shape_text(shape):
     return "x".join(str(s) for s in shape)
 
 
-def _same_dtype(a, b, what="expected m1 and m2 to have the same dtype, but got: {} != {}"):
+def _same_dtype(a, b, what="expected m1 and m2 to have the same dtype, but got: {} != {}",
+                kernel="addmm_impl_cpu_"):
     if a._data.dtype != b._data.dtype:
-        raise RuntimeError(what.format(_C_TYPE_NAMES[a.dtype.name], _C_TYPE_NAMES[b.dtype.name]))
-    if a.dtype.name == "bool":
-        raise RuntimeError('"addmm_impl_cpu_" not implemented for \'Bool\': matrix products '
-                           "of bool tensors are not supported; convert with .long() or .float()")
+        raise RuntimeError(what.format(_C_TYPE_NAMES[a.dtype.name], _C_TYPE_NAMES[b.dtype.name])
+                           + ". Products do not promote dtypes: convert one side first, e.g. with "
+                           ".float() or .double()")
+    if a._data.dtype.kind == "b":
+        raise NotImplementedError(f'"{kernel}" not implemented for \'Bool\': matrix products '
+                                  "of bool tensors are not supported; convert with .long() or "
+                                  ".float()")
 
 
 class Mm(BuiltinFunction):
@@ -68,7 +73,11 @@ class Mv(BuiltinFunction):
 
     @staticmethod
     def forward(ctx, a, v):
-        _same_dtype(a, v)
+        if a._data.dtype != v._data.dtype:
+            raise RuntimeError(f"addmv input tensors must have the same dtype, but got "
+                               f"{a.dtype.type_name} and {v.dtype.type_name}. Products do not "
+                               "promote dtypes: convert one side first, e.g. with .float()")
+        _same_dtype(a, v, kernel="addmv_impl_cpu")
         if a.shape[1] != v.shape[0]:
             raise RuntimeError(f"size mismatch, got input ({a.shape[0]}), mat "
                                f"({_shape_text(a.shape)}), vec ({v.shape[0]})")
@@ -92,7 +101,11 @@ class Dot(BuiltinFunction):
     def forward(ctx, a, b):
         if a._data.dtype != b._data.dtype:
             raise RuntimeError(f"dot : expected both vectors to have same dtype, but found "
-                               f"{a.dtype.type_name} and {b.dtype.type_name}")
+                               f"{a.dtype.type_name} and {b.dtype.type_name}. Products do not "
+                               "promote dtypes: convert one side first, e.g. with .float()")
+        if a._data.dtype.kind == "b":
+            raise NotImplementedError("\"dot\" not implemented for 'Bool': convert the vectors "
+                                      "with .long() or .float() first")
         if a.shape[0] != b.shape[0]:
             raise RuntimeError(
                 f"inconsistent tensor size, expected tensor [{a.shape[0]}] and src "
@@ -118,7 +131,11 @@ class Bmm(BuiltinFunction):
         if a.ndim != 3 or b.ndim != 3:
             raise RuntimeError(f"batch1 must be a 3D tensor" if a.ndim != 3 else
                                "batch2 must be a 3D tensor")
-        _same_dtype(a, b)
+        if a._data.dtype != b._data.dtype:
+            raise RuntimeError(f"expected scalar type {a.dtype.type_name} but found "
+                               f"{b.dtype.type_name}. Products do not promote dtypes: convert "
+                               "one side first, e.g. with .float()")
+        _same_dtype(a, b, kernel="bmm")
         if a.shape[0] != b.shape[0] or a.shape[2] != b.shape[1]:
             raise RuntimeError(f"Expected size for first two dimensions of batch2 tensor to be: "
                                f"[{a.shape[0]}, {a.shape[2]}] but got: [{b.shape[0]}, "
@@ -185,11 +202,35 @@ def _product(x, y, transposed):
 
 # ----- matmul: the general product, built from the ones above -------------------------------
 def mm(a, b):
+    if not isinstance(b, Tensor):
+        raise must_be_tensor(b, "mm", "mat2")
     return Mm.apply(a, b)
 
 
+def mv(a, v):
+    if not isinstance(v, Tensor):
+        raise must_be_tensor(v, "mv", "vec")
+    return Mv.apply(a, v)
+
+
+def dot(a, b):
+    if not isinstance(b, Tensor):
+        raise must_be_tensor(b, "dot", "tensor")
+    return Dot.apply(a, b)
+
+
 def bmm(a, b):
+    if not isinstance(b, Tensor):
+        raise must_be_tensor(b, "bmm", "mat2")
     return Bmm.apply(a, b)
+
+
+class SqueezeProduct(Squeeze):
+    """The row dim a vector @ matrix product added, squeezed away again.  PyTorch squeezes
+    its fresh result in place (``squeeze_``), hence this node's name; the result is no view
+    of anything the user holds."""
+    _backward_name = "SqueezeBackward4"
+    _is_view = False
 
 
 def addmm(bias, a, b):
@@ -199,7 +240,7 @@ def addmm(bias, a, b):
 def matmul(a, b):
     """``a @ b`` for any dims: vectors, matrices and broadcast batches of matrices."""
     if not isinstance(b, Tensor):
-        raise TypeError(f"matmul(): argument 'other' must be Tensor, not {type(b).__name__}")
+        raise must_be_tensor(b, "matmul", "other")
     na, nb = a.ndim, b.ndim
     if na == 0 or nb == 0:
         raise RuntimeError(f"both arguments to matmul need to be at least 1D, but they are "
@@ -209,7 +250,7 @@ def matmul(a, b):
     if na == 2 and nb == 1:
         return Mv.apply(a, b)
     if na == 1 and nb == 2:
-        return Mm.apply(a.unsqueeze(0), b).squeeze(0)
+        return SqueezeProduct.apply(Mm.apply(a.unsqueeze(0), b), (0,))
     if na == 2 and nb == 2:
         return Mm.apply(a, b)
     if na >= 3 and nb <= 2:

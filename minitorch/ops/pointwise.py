@@ -16,9 +16,10 @@ import numpy as np
 from .._dtype import result_type
 from .._tensor import Tensor
 from ._common import (BuiltinFunction, as_float, binary_operands, broadcast_error, unbroadcast,
-                      wrap)
+                      broadcast_shapes, type_name_of, wrap)
 
-__all__ = ["Exp", "Log", "Sqrt", "Abs", "Sign", "Relu", "Sigmoid", "Tanh", "Clamp", "MaskedFill",
+__all__ = ["Exp", "Log", "Sqrt", "Abs", "Sign", "Relu", "Sigmoid", "Tanh", "Clamp", "ClampTensor",
+           "MaskedFill",
            "Where", "Maximum", "Minimum", "masked_fill", "where", "clamp", "maximum", "minimum"]
 
 
@@ -92,9 +93,10 @@ class Abs(BuiltinFunction):
 
     @staticmethod
     def forward(ctx, a):
-        if a.dtype.name == "bool":
-            raise RuntimeError("abs is not supported for bool tensors: a bool is already "
-                               "non-negative; convert with .long() or .float() first")
+        if a._data.dtype.kind == "b":
+            raise NotImplementedError("\"abs_cpu\" not implemented for 'Bool': a bool is "
+                                      "already non-negative; convert with .long() or .float() "
+                                      "first if you need numbers")
         ctx.save_for_backward(a)
         return np.abs(a._data)
 
@@ -125,9 +127,9 @@ class Relu(BuiltinFunction):
 
     @staticmethod
     def forward(ctx, a):
-        if a.dtype.name == "bool":
-            raise RuntimeError("relu is not implemented for bool tensors; convert with "
-                               ".float() first")
+        if a._data.dtype.kind == "b":
+            raise RuntimeError("Boolean inputs not supported for relu; convert with .float() "
+                               "first")
         result = wrap(np.maximum(a._data, 0, dtype=a._data.dtype))
         ctx.save_for_backward(result)
         return result
@@ -135,7 +137,7 @@ class Relu(BuiltinFunction):
     @staticmethod
     def backward(ctx, grad):
         result, = ctx.saved_tensors
-        return grad * (result > 0)
+        return ReluGrad.apply(grad, result)
 
     @staticmethod
     def backward_on_arrays(ctx, grad):
@@ -159,7 +161,7 @@ class Sigmoid(BuiltinFunction):
     @staticmethod
     def backward(ctx, grad):
         result, = ctx.saved_tensors
-        return grad * (result * (1 - result))
+        return SigmoidGrad.apply(grad, result)
 
     @staticmethod
     def backward_on_arrays(ctx, grad):
@@ -180,12 +182,54 @@ class Tanh(BuiltinFunction):
     @staticmethod
     def backward(ctx, grad):
         result, = ctx.saved_tensors
-        return grad * (1 - result * result)
+        return TanhGrad.apply(grad, result)
 
     @staticmethod
     def backward_on_arrays(ctx, grad):
         result, = ctx.saved_arrays
         return grad * (1 - result * result)
+
+
+# ----- the derivatives of relu, sigmoid and tanh as ops of their own ----------------------------
+# With create_graph=True their results are differentiated again; PyTorch records these
+# nodes for them (``SigmoidBackwardBackward0``...), which compute a derivative of the
+# derivative in terms of the saved output ``y``.
+class OutputDerivative(BuiltinFunction):
+    """``grad * f'`` written with ``f``'s output ``y``; the base of the three below."""
+    _saved_names = ("grad_output", "output")
+
+    @classmethod
+    def forward(cls, ctx, grad, y):
+        ctx.save_for_backward(grad, y)
+        return grad._data * cls.slope(y._data)
+
+    @classmethod
+    def backward(cls, ctx, g):
+        grad, y = ctx.saved_tensors
+        need_grad, need_y = ctx.needs_input_grad
+        return (g * wrap(cls.slope(y._data)) if need_grad else None,
+                g * grad * wrap(cls.curvature(y._data)) if need_y else None)
+
+
+class ReluGrad(OutputDerivative):
+    """relu' is 1 where the output is positive, 0 elsewhere; its own derivative is 0."""
+    _backward_name = "ThresholdBackwardBackward0"
+    slope = staticmethod(lambda y: (y > 0).astype(y.dtype))
+    curvature = staticmethod(lambda y: np.zeros_like(y))
+
+
+class SigmoidGrad(OutputDerivative):
+    """sigmoid' = y (1 - y), whose derivative in y is 1 - 2y."""
+    _backward_name = "SigmoidBackwardBackward0"
+    slope = staticmethod(lambda y: y * (1 - y))
+    curvature = staticmethod(lambda y: 1 - 2 * y)
+
+
+class TanhGrad(OutputDerivative):
+    """tanh' = 1 - y**2, whose derivative in y is -2y."""
+    _backward_name = "TanhBackwardBackward0"
+    slope = staticmethod(lambda y: 1 - y * y)
+    curvature = staticmethod(lambda y: -2 * y)
 
 
 class Clamp(BuiltinFunction):
@@ -213,15 +257,70 @@ class Clamp(BuiltinFunction):
         return grad * wrap(kept), None, None
 
 
+class ClampTensor(BuiltinFunction):
+    """``clamp`` with tensor bounds (broadcast against ``a``); a bound that is not given is
+    ``NO_BOUND``, an input that needs no gradient, as PyTorch's undefined tensor."""
+    _backward_name = "ClampBackward0"
+    _saved_names = ("self", "min", "max")
+
+    @staticmethod
+    def forward(ctx, a, low, high):
+        bounds = [b for b in (low, high) if b is not NO_BOUND]
+        dtype = result_type(a, *bounds).numpy_dtype
+        low_, high_ = (None if b is NO_BOUND else b._data.astype(dtype, copy=False)
+                       for b in (low, high))
+        broadcast_shapes(a._data, *[b._data for b in bounds])
+        ctx.save_for_backward(a, None if low is NO_BOUND else low,
+                              None if high is NO_BOUND else high)
+        return np.clip(a._data.astype(dtype, copy=False), low_, high_)
+
+    @staticmethod
+    def backward(ctx, grad):
+        a, low, high = ctx.saved_tensors
+        x = a._data
+        kept = np.ones(np.broadcast_shapes(*[t.shape for t in (grad, low, high)
+                                               if t is not None]), dtype=bool)
+        below = above = None
+        if low is not None:
+            below = x < low._data
+            kept &= ~below
+        if high is not None:
+            above = x > high._data
+            kept &= ~above
+        if low is not None and high is not None:
+            below &= ~above            # where min > max, max wins (as the forward)
+        need_a, need_low, need_high = ctx.needs_input_grad
+        zero = np.zeros((), dtype=grad._data.dtype)
+        return (unbroadcast(grad * wrap(kept), a.shape) if need_a else None,
+                unbroadcast(grad * wrap(below.astype(zero.dtype)), low.shape)
+                if need_low else None,
+                unbroadcast(grad * wrap(above.astype(zero.dtype)), high.shape)
+                if need_high else None)
+
+
+NO_BOUND = wrap(np.zeros(()))       # a missing bound of ClampTensor
+
+
 def clamp(a, min=None, max=None):
     """``a`` limited to ``[min, max]`` (either may be None, not both)."""
     if min is None and max is None:
         raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
-    for bound in (min, max):
-        if isinstance(bound, Tensor):
-            raise NotImplementedError("minitorch's clamp takes Python numbers as bounds; for "
-                                      "tensor bounds use minitorch.maximum/minimum")
+    if isinstance(min, Tensor) or isinstance(max, Tensor):
+        low, high = (NO_BOUND if b is None else b if isinstance(b, Tensor) else
+                     _bound_tensor(b) for b in (min, max))
+        return ClampTensor.apply(a, low, high)
+    for name, bound in (("min", min), ("max", max)):
+        if bound is not None and not isinstance(bound, (int, float, np.generic)):
+            raise TypeError(f"clamp(): argument '{name}' must be Number, not "
+                            f"{type_name_of(bound)}")
     return Clamp.apply(a, min, max)
+
+
+def _bound_tensor(number):
+    if not isinstance(number, (int, float, np.generic)):
+        raise TypeError(f"clamp(): a bound must be a Number or a Tensor, not "
+                        f"{type_name_of(number)}")
+    return wrap(np.asarray(number, dtype=result_type(number).numpy_dtype))
 
 
 class MaskedFill(BuiltinFunction):
@@ -230,38 +329,40 @@ class MaskedFill(BuiltinFunction):
 
     @staticmethod
     def forward(ctx, a, mask, value):
-        out_dtype = a._data.dtype
+        # ``mask`` arrives as an array: PyTorch's node has no edge for it.  The result has
+        # the shape ``a`` and ``mask`` broadcast to.
+        x = a._data
         fill = value._data if isinstance(value, Tensor) else value
-        try:
-            mask_array = np.broadcast_to(mask._data, a._data.shape)
-        except ValueError:
-            raise broadcast_error(a._data, mask._data) from None
-        ctx.mask = mask
-        out = a._data.copy()
-        out[mask_array] = np.asarray(fill).astype(out_dtype)
+        shape = broadcast_shapes(mask, x)
+        ctx.mask, ctx.shape = mask, x.shape
+        out = np.array(np.broadcast_to(x, shape))
+        out[np.broadcast_to(mask, shape)] = np.asarray(fill).astype(x.dtype)
         return out
 
     @staticmethod
     def backward(ctx, grad):
         grad_value = None
         if ctx.needs_input_grad[2]:
-            grad_value = grad.masked_fill(~ctx.mask, 0.0).sum()
-        return grad.masked_fill(ctx.mask, 0.0), None, grad_value
+            grad_value = MaskedFill.apply(grad, ~ctx.mask, 0.0).sum()
+        return unbroadcast(MaskedFill.apply(grad, ctx.mask, 0.0), ctx.shape), None, grad_value
 
 
 def masked_fill(a, mask, value):
     """A copy of ``a`` with ``value`` (a number or a 0-d tensor) where ``mask`` is True."""
     if not isinstance(mask, Tensor) or mask.dtype.name != "bool":
-        got = mask.dtype if isinstance(mask, Tensor) else type(mask).__name__
+        if not isinstance(mask, Tensor):
+            raise TypeError(f"masked_fill(): argument 'mask' (position 1) must be Tensor, not "
+                            f"{type_name_of(mask)}")
         raise RuntimeError(f"masked_fill_ only supports boolean masks, but got mask with "
-                           f"dtype {got}")
+                           f"dtype {mask.dtype.type_name}; make one with a comparison, e.g. "
+                           "x > 0")
     if isinstance(value, Tensor) and value.ndim != 0:
         raise RuntimeError(f"masked_fill_ only supports a 0-dimensional value tensor, but got "
                            f"tensor with {value.ndim} dimension(s).")
     if not isinstance(value, (Tensor, int, float)):
         raise TypeError(f"masked_fill(): argument 'value' must be a number or a 0-d Tensor, "
                         f"not {type(value).__name__}")
-    return MaskedFill.apply(a, mask, value)
+    return MaskedFill.apply(a, mask._data, value)
 
 
 class Where(BuiltinFunction):
@@ -270,13 +371,12 @@ class Where(BuiltinFunction):
 
     @staticmethod
     def forward(ctx, condition, a, b):
+        # ``condition`` arrives as an array: PyTorch's node has no edge for it
         x, y = binary_operands(a, b)
+        broadcast_shapes(x, y, condition)
         ctx.condition = condition
         ctx.shapes = a.shape, b.shape
-        try:
-            return np.where(condition._data, x, y)
-        except ValueError:
-            raise broadcast_error(condition._data, np.broadcast_shapes(x.shape, y.shape)) from None
+        return np.where(condition, x, y)
 
     @staticmethod
     def backward(ctx, grad):
@@ -291,11 +391,14 @@ class Where(BuiltinFunction):
 
 def where(condition, a, b):
     """Elementwise ``a if condition else b``; numbers are accepted for ``a`` and ``b``."""
-    if not isinstance(condition, Tensor) or condition.dtype.name != "bool":
-        got = condition.dtype if isinstance(condition, Tensor) else type(condition).__name__
+    if not isinstance(condition, Tensor):
+        raise TypeError(f"where(): argument 'condition' (position 1) must be Tensor, not "
+                        f"{type_name_of(condition)}")
+    if condition._data.dtype.kind != "b":
         raise RuntimeError(f"where expected condition to be a boolean tensor, but got a "
-                           f"tensor with dtype {got}")
-    return Where.apply(condition, _as_tensor_operand(a), _as_tensor_operand(b))
+                           f"tensor with dtype {condition.dtype.type_name}; make one with a "
+                           "comparison, e.g. x > 0")
+    return Where.apply(condition._data, _as_tensor_operand(a), _as_tensor_operand(b))
 
 
 def _as_tensor_operand(x):
@@ -303,7 +406,7 @@ def _as_tensor_operand(x):
     if isinstance(x, Tensor):
         return x
     if not isinstance(x, (bool, int, float)):
-        raise TypeError(f"where(): expected a Tensor or a number, got {type(x).__name__}")
+        raise TypeError(f"where(): expected a Tensor or a number, got {type_name_of(x)}")
     return wrap(np.asarray(x, dtype=result_type(x).numpy_dtype))
 
 
@@ -326,7 +429,8 @@ class Maximum(BuiltinFunction):
     def backward(ctx, grad):
         b, a = ctx.saved_tensors
         need_a, need_b = ctx.needs_input_grad
-        first = wrap(_share_of_first(a._data, b._data, ctx._forward_cls._pick))
+        first = wrap(_share_of_first(a._data, b._data, ctx._forward_cls._pick,
+                                     grad._data.dtype))
         grad_a = unbroadcast(grad * first, a.shape) if need_a else None
         grad_b = unbroadcast(grad * (1 - first), b.shape) if need_b else None
         return grad_a, grad_b
@@ -337,12 +441,12 @@ class Minimum(Maximum):
     _pick = staticmethod(np.minimum)
 
 
-def _share_of_first(x, y, pick):
-    """1 where ``x`` was picked, 0 where ``y`` was, 0.5 where they tie."""
+def _share_of_first(x, y, pick, dtype):
+    """1 where ``x`` was picked, 0 where ``y`` was, 0.5 where they tie (in ``dtype``, the
+    result's: numpy would make float32 with int64 float64)."""
     won = pick(x, y) == x
     lost = pick(x, y) == y
-    dtype = np.result_type(x.dtype, y.dtype)
-    return np.where(won & lost, 0.5, won).astype(dtype if dtype.kind == "f" else np.float32)
+    return np.where(won & lost, 0.5, won).astype(dtype)
 
 
 def maximum(a, b):

@@ -10,10 +10,10 @@ flipped back, a picked element receives its gradient and the others zero.
 import numpy as np
 
 from .._tensor import Tensor
-from ._common import BuiltinFunction, as_shape, normalize_dim, normalize_dims, wrap
+from ._common import BuiltinFunction, as_shape, normalize_dim, normalize_dims, type_name_of, wrap
 from .shape import cat, stack
 
-__all__ = ["Repeat", "Split", "Unbind", "Flip", "Roll", "Diagonal", "Tril", "Triu", "Trace",
+__all__ = ["Repeat", "Split", "SplitWithSizes", "Unbind", "Flip", "Roll", "Diagonal", "Tril", "Triu", "Trace",
            "MaskedSelect", "IndexSelect", "repeat", "split", "chunk", "unbind", "flip", "roll",
            "diagonal", "tril", "triu", "trace", "masked_select", "index_select", "movedim",
            "tile"]
@@ -80,26 +80,44 @@ class Split(BuiltinFunction):
         return cat(pieces, ctx.dim), None, None
 
 
+class SplitWithSizes(Split):
+    """``split`` with a list of sizes."""
+    _backward_name = "SplitWithSizesBackward0"
+
+
 def split(a, split_size_or_sections, dim=0):
+    if a.ndim == 0:
+        raise RuntimeError("split expects at least a 1-dimensional tensor")
     d = normalize_dim(dim, a.ndim)
     size = a.shape[d]
-    if isinstance(split_size_or_sections, (int, np.integer)):
-        step = int(split_size_or_sections)
-        if step <= 0 and size:
-            raise RuntimeError(f"split expects split_size be non-negative, but got "
-                               f"split_size={step}")
-        sizes = tuple(min(step, size - s) for s in range(0, size, step)) if size else (0,)
-    else:
-        sizes = tuple(int(s) for s in split_size_or_sections)
-        if sum(sizes) != size:
+    if isinstance(split_size_or_sections, (list, tuple)):
+        sizes = as_shape((tuple(split_size_or_sections),), "split_with_sizes", "split_sizes")
+        if sum(sizes) != size or any(s < 0 for s in sizes):
             raise RuntimeError(f"split_with_sizes expects split_sizes to sum exactly to {size} "
                                f"(input tensor's size at dimension {d}), but got "
                                f"split_sizes={list(sizes)}")
-    pieces = Split.apply(a, sizes, d)
+        function = SplitWithSizes
+    else:
+        step = split_size_or_sections
+        if isinstance(step, bool) or not isinstance(step, (int, np.integer)):
+            raise TypeError(f"split_with_sizes(): argument 'split_sizes' (position 2) must be "
+                            f"tuple of ints, not {type_name_of(step)}")
+        step = int(step)
+        if step < 0 or step == 0 and size:
+            raise RuntimeError(f"split expects split_size be non-negative, but got "
+                               f"split_size={step}" if step < 0 else
+                               f"split_size can only be 0 if dimension size is 0, but got "
+                               f"dimension size of {size}")
+        sizes = tuple(min(step, size - s) for s in range(0, size, step)) if size else (0,)
+        function = Split
+    pieces = function.apply(a, sizes, d)
     return pieces if isinstance(pieces, tuple) else (pieces,)
 
 
 def chunk(a, chunks, dim=0):
+    if isinstance(chunks, bool) or not isinstance(chunks, (int, np.integer)):
+        raise TypeError(f"chunk(): argument 'chunks' (position 1) must be int, not "
+                        f"{type_name_of(chunks)}")
     if chunks <= 0:
         raise RuntimeError("chunk expects `chunks` to be greater than 0, got: "
                            f"{chunks}")

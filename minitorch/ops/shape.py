@@ -11,12 +11,13 @@ import numpy as np
 
 from .._dtype import from_numpy_dtype, promote_types
 from .._tensor import Tensor
-from ._common import BuiltinFunction, as_shape, normalize_dim, sum_to_shape, wrap
+from ._common import (BuiltinFunction, as_shape, node_attribute, normalize_dim, normalize_dims,
+                      sum_to_shape, type_name_of, wrap)
 
 __all__ = ["View", "UnsafeView", "Alias", "Transpose", "T", "Permute", "Unsqueeze", "Squeeze",
            "SqueezeAll", "Expand", "Clone", "ToCopy", "Cat", "Stack", "view", "reshape",
            "transpose", "permute", "unsqueeze", "squeeze", "expand", "cat", "stack", "to_dtype",
-           "infer_shape", "flatten", "unflatten"]
+           "infer_shape", "flatten", "unflatten", "check_expand"]
 
 
 class ViewFunction(BuiltinFunction):
@@ -26,13 +27,24 @@ class ViewFunction(BuiltinFunction):
 
 def infer_shape(shape, size):
     """Resolve a single -1 in ``shape`` and check the element count matches ``size``."""
-    if list(shape).count(-1) > 1:
-        raise RuntimeError("only one dimension can be inferred")
-    if any(s < -1 for s in shape):
-        raise RuntimeError(f"invalid shape dimension {min(shape)}")
-    if -1 in shape:
+    inferred = None
+    for i, s in enumerate(shape):
+        if s == -1:
+            if inferred is not None:
+                raise RuntimeError("only one dimension can be inferred")
+            inferred = i
+        elif s < 0:
+            raise RuntimeError(f"invalid shape dimension {s} at index {i} of shape "
+                               f"{list(shape)}")
+    if inferred is not None:
         known = int(np.prod([s for s in shape if s != -1]))
-        if known == 0 or size % known:
+        if known == 0:
+            if size == 0:
+                raise RuntimeError(
+                    f"cannot reshape tensor of 0 elements into shape {list(shape)} because "
+                    "the unspecified dimension size -1 can be any value and is ambiguous")
+            raise RuntimeError(f"shape '{list(shape)}' is invalid for input of size {size}")
+        if size % known:
             raise RuntimeError(f"shape '{list(shape)}' is invalid for input of size {size}")
         shape = tuple(size // known if s == -1 else s for s in shape)
     if int(np.prod(shape)) != size:
@@ -98,10 +110,16 @@ class Alias(ViewFunction):
         return grad
 
 
+node_attribute(View, "_saved_self_sym_sizes", property(lambda node: tuple(node.shape)))
+
+
 def view(a, *shape):
     if len(shape) == 1 and _is_dtype(shape[0]):
         return a._view_as_dtype(shape[0])
-    return View.apply(a, infer_shape(as_shape(shape), a._data.size))
+    if not shape and a._data.size != 1:
+        raise TypeError("view() missing 1 required positional argument: the shape, as in "
+                        "x.view(2, 3) or x.view(-1)")
+    return View.apply(a, infer_shape(as_shape(shape, "view"), a._data.size))
 
 
 def _is_dtype(x):
@@ -110,7 +128,10 @@ def _is_dtype(x):
 
 def reshape(a, *shape):
     """A view when the memory allows one, otherwise a copy (as PyTorch's reshape)."""
-    shape = infer_shape(as_shape(shape), a._data.size)
+    if not shape and a._data.size != 1:     # (an empty shape fits one element: a 0-d result)
+        raise TypeError('reshape() missing 1 required positional arguments: "shape", as in '
+                        "x.reshape(2, 3) or x.reshape(-1)")
+    shape = infer_shape(as_shape(shape, "reshape"), a._data.size)
     if _viewable(a._data, shape):
         return View.apply(a, shape)
     return UnsafeView.apply(a.clone(), shape)
@@ -201,11 +222,14 @@ class Permute(ViewFunction):
 
     @staticmethod
     def backward(ctx, grad):
-        return grad.permute(*ctx.inverse), None
+        return grad.permute(ctx.inverse), None
 
 
 def permute(a, *dims):
-    dims = as_shape(dims)
+    if not dims and a._data.ndim:
+        raise TypeError('permute() missing 1 required positional arguments: "dims", one per '
+                        "dim of the tensor, as in x.permute(1, 0)")
+    dims = as_shape(dims, "permute", "dims")
     n = a.ndim
     if len(dims) != n:
         raise RuntimeError(f"permute(sparse_coo): number of dimensions in the tensor input does "
@@ -262,7 +286,7 @@ def squeeze(a, dim=None):
     if dim is None:
         return SqueezeAll.apply(a, tuple(range(a.ndim)))
     if isinstance(dim, (tuple, list)):
-        dims = tuple(normalize_dim(d, max(a.ndim, 1)) for d in dim) if a.ndim else ()
+        dims = normalize_dims(dim, max(a.ndim, 1)) if a.ndim else ()
         return SqueezeDims.apply(a, dims)
     d = normalize_dim(dim, a.ndim)
     return Squeeze.apply(a, (d,) if a.ndim else ())
@@ -287,17 +311,25 @@ class Expand(ViewFunction):
 
 
 def expand(a, *sizes):
-    shape = as_shape(sizes)
-    x = a._data
-    lead = len(shape) - x.ndim
+    if not sizes and a._data.ndim:
+        raise TypeError('expand() missing 1 required positional arguments: "size", as in '
+                        "x.expand(3, 2)")
+    shape = as_shape(sizes, "expand")
+    return Expand.apply(a, check_expand(a, a._data.shape, shape))
+
+
+def check_expand(a, have_shape, shape):
+    """The shape ``a`` (of ``have_shape``) expands to for ``expand(*shape)`` (-1 keeps a dim),
+    or PyTorch's error."""
+    lead = len(shape) - len(have_shape)
     if lead < 0:
         raise RuntimeError(
-            f"expand(torch.FloatTensor{{{list(a.shape)}}}, size={list(shape)}): the number of "
-            f"sizes provided ({len(shape)}) must be greater or equal to the number of "
-            f"dimensions in the tensor ({x.ndim})")
+            f"expand(torch.{a.dtype.type_name}Tensor{{{list(have_shape)}}}, size="
+            f"{list(shape)}): the number of sizes provided ({len(shape)}) must be greater or "
+            f"equal to the number of dimensions in the tensor ({len(have_shape)})")
     target = list(shape)
     for i, want in enumerate(shape):
-        have = x.shape[i - lead] if i >= lead else None
+        have = have_shape[i - lead] if i >= lead else None
         if want == -1:
             if have is None:
                 raise RuntimeError(f"The expanded size of the tensor (-1) isn't allowed in a "
@@ -309,8 +341,8 @@ def expand(a, *sizes):
             raise RuntimeError(
                 f"The expanded size of the tensor ({want}) must match the existing size "
                 f"({have}) at non-singleton dimension {i}.  Target sizes: {list(shape)}.  "
-                f"Tensor sizes: {list(x.shape)}")
-    return Expand.apply(a, tuple(target))
+                f"Tensor sizes: {list(have_shape)}")
+    return tuple(target)
 
 
 class Clone(BuiltinFunction):
@@ -349,9 +381,11 @@ def to_dtype(a, dtype, copy=False):
 def _tensor_list(tensors, name):
     if isinstance(tensors, Tensor) or not isinstance(tensors, (list, tuple)):
         raise TypeError(f"{name}(): argument 'tensors' (position 1) must be tuple of Tensors, "
-                        f"not {type(tensors).__name__}")
+                        f"not {type_name_of(tensors)}")
     if not tensors:
-        raise RuntimeError(f"{name}(): expected a non-empty list of Tensors")
+        if name == "stack":
+            raise RuntimeError("stack expects a non-empty TensorList")
+        raise ValueError(f"torch.{name}(): expected a non-empty list of Tensors")
     for i, t in enumerate(tensors):
         if not isinstance(t, Tensor):
             raise TypeError(f"{name}(): expected Tensor as element {i} in argument 0, but got "
