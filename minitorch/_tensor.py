@@ -92,6 +92,7 @@ class Tensor:
     _retains_grad = False
     _acc_ref = None                 # weak reference to this leaf's AccumulateGrad node
     _is_inference = False
+    _view_made_without_grad = False # a view taken under no_grad of a tensor that requires grad
 
     __hash__ = object.__hash__      # tensors hash by identity, even though == is elementwise
     __array_priority__ = 1000       # numpy defers to Tensor in `ndarray + tensor`
@@ -138,6 +139,8 @@ class Tensor:
         t._output_nr = 0
         t._version_counter = data._version_counter
         t._requires_grad = False
+        if data._is_inference:
+            t._is_inference = True
         if requires_grad:
             t.requires_grad_(True)
         return t
@@ -166,7 +169,10 @@ class Tensor:
         return t
 
     def _accumulate_grad_node(self):
-        """This leaf's AccumulateGrad node: one per leaf while any graph uses it."""
+        """This leaf's AccumulateGrad node: one per leaf while any graph uses it.  A view
+        taken under no_grad has none: gradients reaching it go nowhere, as in PyTorch."""
+        if self._view_made_without_grad:
+            return None
         node = self._acc_ref() if self._acc_ref is not None else None
         if node is None:
             node = AccumulateGrad(self)

@@ -253,6 +253,7 @@ class FunctionMeta(type):
         # tensors the way PyTorch's nodes expose them.
         node_attrs = {"_forward_cls": cls, "__module__": cls.__module__,
                       "_is_view": cls._is_view, "_wraps_numbers": cls._wraps_numbers,
+                      "_graph_inputs": cls._graph_inputs,
                       "_builtin_node": cls._returns_new_gradients}
         for i, saved_name in enumerate(cls._saved_names):
             node_attrs["_saved_" + saved_name] = _saved_property(i, saved_name)
@@ -289,6 +290,7 @@ class Function(metaclass=FunctionMeta):
     _skip_without_gradient = False   # no gradient arrived: do not call backward at all
     _returns_new_gradients = False   # backward makes new tensors (or passes its input on)
     _saved_names = ()           # names for ``grad_fn._saved_<name>``
+    _graph_inputs = 0           # if set: only the first n arguments are graph inputs
     _node_name = None           # what ``grad_fn.name()`` says, if not the node class's name
     _node_base = None           # the base of this Function's node class (BackwardCFunction)
 
@@ -420,15 +422,17 @@ def _share_version_counter(base, outputs):
     for t in outputs:
         t._version_counter = base._version_counter
         t._base = base if base._base is None else base._base
-        if base._is_inference:
-            t._is_inference = True          # a view of an inference tensor is one too
+        t._is_inference = base._is_inference    # whatever the mode it is made in
+        if base._requires_grad and not grad_mode._state.enabled:
+            t._requires_grad = True             # still a view of a tensor that requires grad
+            t._view_made_without_grad = True
 
 
 def finish_unrecorded(ctx, outputs):
     """No graph: only the version bumps of in-place changes, and inference flags."""
     for t in ctx._dirty:
         t._version_counter.bump()
-    if grad_mode._state.inference:
+    if grad_mode._state.inference and not ctx._is_view:
         for t in outputs:
             if isinstance(t, Tensor):
                 t._is_inference = True
@@ -445,8 +449,10 @@ def _record(ctx, args, outputs):
 def link_into_graph(ctx, args, outputs):
     """Make ``ctx`` a node: an edge to each input's place in the graph, and the
     ``grad_fn`` of each output that can have a gradient."""
-    ctx._sequence_nr = next(_sequence)
+    ctx._seq_nr = next(_sequence)
     ctx._next_edges = tuple([edge_to(a, ctx._wraps_numbers) for a in args])
+    if ctx._graph_inputs:
+        ctx._next_edges = _only_graph_inputs(ctx._next_edges, args, ctx._graph_inputs)
     for i, t in enumerate(outputs):
         if _differentiable(t, ctx._non_differentiable):
             t._grad_fn, t._requires_grad, t._output_nr = ctx, True, i
@@ -492,6 +498,14 @@ def edge_to(arg, wraps_numbers=False):
         return (arg._accumulate_grad_node(), 0)
     ### END SOLUTION 4.1
     return NO_EDGE if wraps_numbers and isinstance(arg, (int, float)) else False
+
+
+def _only_graph_inputs(edges, args, n):
+    """The edges of an op whose first ``n`` arguments are its tensor inputs: one left out
+    (None) still has its empty edge, as an optional tensor of PyTorch's has, and the
+    arguments after them (indices, targets) have none."""
+    return tuple(False if i >= n else NO_EDGE if a is None else e
+                 for i, (a, e) in enumerate(zip(args, edges)))
 
 
 def _check_in_place(ctx):

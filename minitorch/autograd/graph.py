@@ -41,7 +41,7 @@ class Node:
     """A step of the backward graph: turns gradients of its outputs into
     gradients of its inputs.  ``tensor.grad_fn`` is one of these."""
 
-    __slots__ = ("_next_edges", "_sequence_nr", "__weakref__", "__dict__")
+    __slots__ = ("_next_edges", "_seq_nr", "__weakref__", "__dict__")
 
     # Set on few nodes, so kept out of the slots (an instance dict is made when needed).
     _pre_hooks = None           # node pre-hooks: called with the gradients of the outputs
@@ -71,13 +71,14 @@ class Node:
         """
         return tuple(edge for edge in self._next_edges if edge is not False)
 
-    def _sequence(self):
-        """The node's place in the ready queue: nodes made later run first."""
-        return self._sequence_nr
+    def _sequence_nr(self):
+        """The node's creation number, its place in the ready queue: nodes made later
+        run first."""
+        return self._seq_nr
 
     def __lt__(self, other):
         # The engine keeps ready nodes in a heap; "less" means "runs first".
-        return self._sequence() > other._sequence()
+        return self._seq_nr > other._seq_nr
 
     @property
     def metadata(self):
@@ -184,7 +185,7 @@ class GraphRoot(Node):
 
     def __init__(self, edges, seeds):
         self._next_edges = tuple(edges)
-        self._sequence_nr = _LAST
+        self._seq_nr = _LAST
         self.seeds = list(seeds)
 
     def _apply(self, grad_outputs):
@@ -211,7 +212,7 @@ class AccumulateGrad(Node):
     def __init__(self, variable):
         self.variable = variable
         self._next_edges = ()
-        self._sequence_nr = _LAST
+        self._seq_nr = _LAST
         if variable._backward_hooks:
             self._hooked = True
 

@@ -18,6 +18,7 @@ import numpy as np
 from .._tensor import Tensor
 from .._random import generator
 from ..autograd.function import once_differentiable
+from .. import ops
 from ..ops._common import BuiltinFunction, binary_operands, broadcast_error, wrap
 from ..ops.inplace import check_in_place
 from ..ops.linalg import Addmm
@@ -329,44 +330,70 @@ def _broadcast_pair(a, b):
 
 class NllLoss(BuiltinFunction):
     """``-input[i, target_i] * weight[target_i]``, reduced: the negative log-likelihood of
-    the target classes, given log-probabilities ``input`` of shape (N, C)."""
+    the target classes, given log-probabilities ``input`` of shape (N, C) or (C,).
+
+    Only ``input`` is a graph input: the targets and class weights are passed as numpy
+    arrays, so the node has one edge, as PyTorch's has (chapter 10)."""
     _backward_name = "NllLossBackward0"
-    _saved_names = ("self", "target")
 
     @staticmethod
     def forward(ctx, input, target, weight, ignore_index, reduction):
-        x, t = input._data, target._data
-        rows = np.arange(x.shape[0])
-        counted = t != ignore_index
-        safe = np.where(counted, t, 0)
-        w = weight._data[safe] if weight is not None else np.ones(len(t), dtype=x.dtype)
+        x = input._data
+        rows = x.reshape(-1, x.shape[-1])       # one row per sample, classes last
+        labels = target.reshape(-1)
+        counted = labels != ignore_index
+        safe = np.where(counted, labels, 0)
+        w = weight[safe] if weight is not None else np.ones(len(labels), dtype=x.dtype)
         w = np.where(counted, w, 0).astype(x.dtype)
-        ctx.rows, ctx.safe, ctx.w, ctx.reduction = rows, safe, w, reduction
-        ctx.shape, ctx.total = x.shape, w.sum()
-        losses = -w * x[rows, safe]
+        ctx.safe, ctx.w, ctx.reduction = safe, w, reduction
+        ctx.input_shape, ctx.target_shape, ctx.total = x.shape, target.shape, w.sum()
+        losses = -w * rows[np.arange(len(rows)), safe]
         if reduction == "none":
-            return losses
+            return losses.reshape(target.shape)
         total = losses.sum()
         return np.asarray(total / ctx.total if reduction == "mean" else total, dtype=x.dtype)
 
     @staticmethod
     def backward(ctx, grad):
+        ### BEGIN SOLUTION 10.1
         slope = wrap(_nll_slope(ctx))
-        grad = grad.unsqueeze(1) if ctx.reduction == "none" else grad
-        return grad * slope, None, None, None, None
+        if ctx.reduction == "none":                 # one gradient per sample
+            grad = grad.reshape(-1, 1)
+        return (grad * slope).reshape(ctx.input_shape), None, None, None, None
+        ### END SOLUTION 10.1
 
     @staticmethod
     def backward_on_arrays(ctx, grad):
-        grad = grad[:, None] if ctx.reduction == "none" else grad
-        return grad * _nll_slope(ctx), None, None, None, None
+        grad = grad.reshape(-1, 1) if ctx.reduction == "none" else grad
+        return (grad * _nll_slope(ctx)).reshape(ctx.input_shape), None, None, None, None
+
+
+class NllLoss2d(NllLoss):
+    """``NllLoss`` for inputs (N, C, H, W): the per-pixel classification loss."""
+    _backward_name = "NllLoss2DBackward0"
+
+    @staticmethod
+    def forward(ctx, input, target, weight, ignore_index, reduction):
+        rows = Tensor._wrap(np.moveaxis(input._data, 1, -1))       # (N, H, W, C)
+        return NllLoss.forward(ctx, rows, target, weight, ignore_index, reduction)
+
+    @staticmethod
+    def backward(ctx, grad):
+        grad_rows = NllLoss.backward(ctx, grad)[0]
+        return grad_rows.movedim(-1, 1), None, None, None, None
+
+    @staticmethod
+    def backward_on_arrays(ctx, grad):
+        grad_rows = NllLoss.backward_on_arrays(ctx, grad)[0]
+        return np.moveaxis(grad_rows, -1, 1), None, None, None, None
 
 
 def _nll_slope(ctx):
-    """d loss / d input: minus the weight (over the total, for the mean) at each
-    sample's target class, zero elsewhere."""
+    """d loss / d input, one row per sample: minus the weight (over the total, for the
+    mean) at each sample's target class, zero elsewhere."""
     scale = ctx.w / ctx.total if ctx.reduction == "mean" else ctx.w
-    slope = np.zeros(ctx.shape, dtype=ctx.w.dtype)
-    slope[ctx.rows, ctx.safe] = -scale
+    slope = np.zeros((len(ctx.w), ctx.input_shape[-1]), dtype=ctx.w.dtype)
+    slope[np.arange(len(ctx.w)), ctx.safe] = -scale
     return slope
 
 
@@ -395,48 +422,65 @@ def _check_targets_in_range(target, n_classes, ignore_index):
         raise IndexError(f"Target {int(t[bad][0])} is out of bounds.")
 
 
-def _as_rows(input, target):
-    """(N, C) inputs with (N,) targets: a single sample (C,) becomes one row, and
-    (N, C, d1, ...) inputs become rows of C with their (N, d1, ...) targets flattened.
-    Returns the rows, their targets, and the shape to give a per-element loss back."""
-    if input.ndim == 1:
-        if target.ndim > 1:
-            raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
-        if target.numel() != 1:
-            raise RuntimeError(f"size mismatch (got input: {list(input.shape)}, target: "
-                               f"{list(target.shape)})")
-        _check_target_dtype(target)
-        return input.unsqueeze(0), target.reshape(1), tuple(target.shape)
-    if input.ndim == 2:
-        _check_class_targets(input, target)
-        return input, target, None
-    _check_class_targets(input, target)
-    if tuple(target.shape) != tuple(input.shape[:1] + input.shape[2:]):
-        raise RuntimeError(f"Expected target size {list(input.shape[:1] + input.shape[2:])}, "
-                           f"got {list(target.shape)}")
-    rows = input.permute(0, *range(2, input.ndim), 1).reshape(-1, input.shape[1])
-    return rows, target.reshape(-1), tuple(target.shape)
+def _check_1d_target(target):
+    """A single sample (C,) has one target class."""
+    if target.ndim > 1:
+        raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
+    if target.numel() != 1:
+        raise RuntimeError(f"size mismatch (got input: [C], target: {list(target.shape)}): "
+                           "a single sample of C class scores has one target class")
+    _check_target_dtype(target)
+
+
+def _check_spatial_target(input, target):
+    expected = list(input.shape[:1] + input.shape[2:])
+    if list(target.shape) != expected:
+        raise RuntimeError(f"Expected target size {expected}, got {list(target.shape)}")
+
+
+def _check_nll_weight(weight, n_classes):
+    if weight is None:
+        return None
+    if tuple(weight.shape) != (n_classes,):
+        raise RuntimeError(f"weight tensor should be defined either for all {n_classes} "
+                           f"classes or no classes but got weight tensor of shape: "
+                           f"{list(weight.shape)}")
+    if weight.requires_grad and is_grad_enabled():
+        raise RuntimeError("The function 'nll_loss_forward' is not differentiable with "
+                           "respect to argument 'weight'. This input cannot have "
+                           "requires_grad True: pass weight.detach().")
+    return weight._data
 
 
 def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None,
              reduction="mean"):
-    """Negative log-likelihood of ``target`` classes, given log-probabilities ``input``."""
+    """Negative log-likelihood of ``target`` classes, given log-probabilities ``input``
+    of shape (N, C), (C,) or (N, C, d1, ...)."""
     _check_tensor("nll_loss_nd", "input", 1, input)
     _check_tensor("nll_loss_nd", "target", 2, target)
     reduction = _reduction(reduction, size_average, reduce)
     if input.ndim == 0:
         raise ValueError("Expected 1 or more dimensions (got 0)")
     _check_float(input, "nll_loss_out_frame")
-    rows, labels, layout = _as_rows(input, target)
-    _check_targets_in_range(labels, rows.shape[1], ignore_index)
-    if weight is not None and tuple(weight.shape) != (rows.shape[1],):
-        raise RuntimeError(f"weight tensor should be defined either for all {rows.shape[1]} "
-                           f"classes or no classes but got weight tensor of shape: "
-                           f"{list(weight.shape)}")
-    loss = NllLoss.apply(rows, labels, weight, ignore_index, reduction)
-    if reduction == "none" and layout is not None:
-        return loss.reshape(*layout)
-    return loss
+    if input.ndim == 1:
+        _check_1d_target(target)
+    else:
+        _check_class_targets(input, target)
+        if input.ndim > 2:
+            _check_spatial_target(input, target)
+    n_classes = input.shape[0] if input.ndim == 1 else input.shape[1]
+    _check_targets_in_range(target, n_classes, ignore_index)
+    w = _check_nll_weight(weight, n_classes)
+    if input.ndim <= 2:
+        return NllLoss.apply(input, target._data, w, ignore_index, reduction)
+    if input.ndim == 4:
+        return NllLoss2d.apply(input, target._data, w, ignore_index, reduction)
+    # other spatial layouts go through the 2-d loss, as (N, C, d1, rest) images
+    n, c, d1 = input.shape[:3]
+    images = input.reshape(n, c, d1, -1)
+    loss = NllLoss2d.apply(images, target._data.reshape(n, d1, -1), w, ignore_index,
+                           reduction)
+    return loss.reshape(*target.shape) if reduction == "none" else loss
 
 
 def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-100,
@@ -482,7 +526,7 @@ def _class_weights(weight, logp, class_dim):
 
 
 def _soft_cross_entropy(logp, target, weight, reduction, smoothing, class_dim):
-    """Cross-entropy against class probabilities: ``-(target * logp).sum(class dim)``."""
+    """Cross-entropy against class probabilities: ``-(logp * target).sum(class dim)``."""
     if target.shape != logp.shape:
         raise RuntimeError(f"Expected target size {list(logp.shape)}, got {list(target.shape)}")
     n_classes = logp.shape[class_dim]
@@ -490,20 +534,21 @@ def _soft_cross_entropy(logp, target, weight, reduction, smoothing, class_dim):
         target = target * (1 - smoothing) + smoothing / n_classes
     if weight is not None:
         logp = logp * _class_weights(weight, logp, class_dim)
-    losses = -(target * logp).sum(class_dim)
-    if reduction == "mean":
-        return losses.sum() / (logp.shape[0] if logp.ndim > 1 else 1) if logp.ndim > 1 \
-            else losses
-    return _reduce(losses, reduction)
+    product = logp * target
+    if reduction == "none":
+        return -product.sum(class_dim)
+    total = -product.sum()
+    if reduction == "sum":
+        return total
+    return ops.DivByNumber.apply(total, logp.numel() // n_classes)    # per sample
 
 
 def _smoothed(nll, logp, target, weight, ignore_index, reduction, smoothing, class_dim):
-    """``(1 - s) * nll + s * (the loss against the uniform distribution)``."""
+    """``(1 - s) * nll + s/C * (the loss against the uniform distribution)``."""
     n_classes = logp.shape[class_dim]
     weighted = logp * _class_weights(weight, logp, class_dim) if weight is not None else logp
-    uniform = -weighted.sum(class_dim) / n_classes
-    counted = (target != ignore_index)
-    uniform = uniform.masked_fill(~counted, 0.0)
+    counted = target != ignore_index
+    uniform = (-weighted.sum(class_dim)).masked_fill(~counted, 0.0)
     if reduction == "mean":
         if weight is not None:
             denominator = weight[target.masked_fill(~counted, 0)].masked_fill(~counted, 0).sum()
@@ -512,7 +557,8 @@ def _smoothed(nll, logp, target, weight, ignore_index, reduction, smoothing, cla
         uniform = uniform.sum() / denominator
     elif reduction == "sum":
         uniform = uniform.sum()
-    return nll * (1 - smoothing) + uniform * smoothing
+    return (ops.MulByNumber.apply(nll, 1 - smoothing)
+            + ops.MulByNumber.apply(uniform, smoothing / n_classes))
 
 
 # ----- batch normalisation ----------------------------------------------------------------
@@ -522,6 +568,7 @@ class NativeBatchNorm(BuiltinFunction):
     batch's own, so the gradient also flows through them."""
     _backward_name = "NativeBatchNormBackward0"
     _saved_names = ("input", "weight")
+    _graph_inputs = 3               # input, weight, bias: (None, 0) edges without affine
 
     @staticmethod
     def forward(ctx, input, weight, bias, mean, var, eps, training):

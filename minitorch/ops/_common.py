@@ -100,7 +100,7 @@ class BuiltinFunction(Function):
         else:           # one new result, which forward made itself
             outputs = [result if type(result) is Tensor else Tensor._wrap(np.asarray(result))]
         if True in needs and grad_mode._state.enabled:              # 3. record
-            if len(outputs) > 1 or ctx._non_differentiable:
+            if len(outputs) > 1 or ctx._non_differentiable or cls._graph_inputs:
                 link_into_graph(ctx, args, outputs)
                 describe_outputs(ctx, outputs)
             else:
@@ -116,7 +116,7 @@ class BuiltinFunction(Function):
 
 def _link_one_output(ctx, args, output):
     """``link_into_graph`` for an op with one output, written out."""
-    ctx._sequence_nr = next(_sequence)
+    ctx._seq_nr = next(_sequence)
     other = NO_EDGE if ctx._wraps_numbers else False     # for an argument that is no tensor
     ctx._next_edges = tuple([edge_to(a) if isinstance(a, Tensor) else other for a in args])
     if output._data.dtype.kind == "f":

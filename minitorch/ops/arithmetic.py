@@ -22,7 +22,7 @@ from ._common import (BuiltinBackward, BuiltinFunction, unbroadcast, sum_to_shap
                       type_name_of, wrap)
 
 __all__ = ["Add", "AddScalar", "AddAlpha", "Sub", "SubScalar", "SubAlpha", "RSub", "Mul",
-           "MulScalar", "Div", "DivScalar",
+           "MulScalar", "MulByNumber", "Div", "DivScalar", "DivByNumber",
            "Reciprocal", "Neg", "Pow", "PowScalar", "RPow", "Remainder", "FloorDivide",
            "add", "sub", "mul", "div", "rsub", "rdiv", "pow", "rpow", "remainder", "floor_divide",
            "operand", "add_alpha", "sub_alpha", "check_alpha"]
@@ -326,6 +326,19 @@ class DivScalar(BuiltinFunction):
     @staticmethod
     def backward_on_arrays(ctx, grad):
         return grad / saved_number(ctx), None
+
+
+class MulByNumber(MulScalar):
+    """``a * number`` where the number is a constant, not a graph input: what PyTorch's own
+    C++ code records (``MulBackward1``, one edge) when it scales a tensor, as in the losses."""
+    _backward_name = "MulBackward1"
+    _wraps_numbers = False
+
+
+class DivByNumber(DivScalar):
+    """``a / number`` with a constant number (``DivBackward1``, one edge)."""
+    _backward_name = "DivBackward1"
+    _wraps_numbers = False
 
 
 class Reciprocal(BuiltinFunction):

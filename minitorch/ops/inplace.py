@@ -35,6 +35,11 @@ def check_in_place(t, *others, through_view=False):
     if not grad_mode.is_grad_enabled():
         return
     involved = t._requires_grad or any(isinstance(o, Tensor) and o._requires_grad for o in others)
+    if t._view_made_without_grad:
+        raise RuntimeError(
+            "A view was created in no_grad mode and is being modified inplace with grad mode "
+            "enabled. Make both the view and the in-place change inside the no_grad block (not "
+            "recorded), or both outside it (recorded).")
     if t._grad_fn is None and t._requires_grad:
         if through_view:
             raise _view_of_leaf_error()

@@ -139,9 +139,10 @@ ROWS = [
         "missing 1 required positional argument: 'inputs'"),
     Row(f"torch.autograd.gradcheck(lambda a: (a * 3).detach().requires_grad_() * 1, ({D64},))", RuntimeError,
         "Jacobian mismatch for output 0 with respect to input 0"),
-    Row("torch.autograd.gradcheck(torch.sigmoid, (torch.tensor([0.5, -1.], requires_grad=True),), atol=1e-2, rtol=1e-2)",
+    Row("torch.autograd.gradcheck(lambda a: a * 1000, (torch.tensor([1., 3.], requires_grad=True),))",
         RuntimeError, "Jacobian mismatch for output 0 with respect to input 0",
-        note="float32 inputs: the finite differences are too coarse even for loose tolerances"),
+        note="float32 inputs: a step of 1e-6 is below float32's spacing, so the estimate is "
+             "off by percents (1007.08 and 976.56 in PyTorch 2.13 too)"),
 ]
 
 NAMES = namespace(Function=Function, **FUNCTIONS)

@@ -148,6 +148,7 @@ def _bias_dims(ndim):
 class Convolution(BuiltinFunction):
     """``conv(input, weight) + bias``: one ``ConvolutionBackward0`` node, as in PyTorch."""
     _backward_name = "ConvolutionBackward0"
+    _graph_inputs = 3               # input, weight, bias (None when the layer has none)
     _saved_names = ("input", "weight")
 
     @staticmethod

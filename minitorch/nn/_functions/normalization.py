@@ -20,6 +20,7 @@ __all__ = ["NativeLayerNorm", "Embedding", "EmbeddingDenseBackward"]
 class NativeLayerNorm(BuiltinFunction):
     """``(x - mean) / sqrt(var + eps) * weight + bias`` over the last ``n_dims`` dims."""
     _backward_name = "NativeLayerNormBackward0"
+    _graph_inputs = 3               # input, weight, bias (None without affine)
     _saved_names = ("input", "weight", "bias")
 
     @staticmethod
@@ -99,6 +100,7 @@ class Embedding(BuiltinFunction):
     """``weight[indices]``: row ``i`` of the table for each index ``i``."""
     _backward_name = "EmbeddingBackward0"
     _saved_names = ("indices",)
+    _graph_inputs = 1               # the table; the indices are no graph input
 
     @staticmethod
     def forward(ctx, weight, indices, padding_idx, scale_grad_by_freq):
