@@ -147,6 +147,7 @@ def _numerical_jacobians(func, inputs, diff_positions, eps):
         x = inputs[pos]._data
         per_output = [np.zeros((x.size, o.size), dtype=o.dtype) for o in base]
         for row, index in enumerate(np.ndindex(x.shape)):
+            ### BEGIN SOLUTION 6.7
             original = x[index].item()
             x[index] = original - eps
             below = _float_outputs(func, inputs)
@@ -155,6 +156,7 @@ def _numerical_jacobians(func, inputs, diff_positions, eps):
             x[index] = original
             for k, (b, a) in enumerate(zip(below, above)):
                 per_output[k][row] = ((a - b) / (2 * eps)).reshape(-1)
+            ### END SOLUTION 6.7
         jacobians.append(per_output)
     return jacobians
 

@@ -355,12 +355,10 @@ class NllLoss(BuiltinFunction):
 
     @staticmethod
     def backward(ctx, grad):
-        ### BEGIN SOLUTION 10.1
         slope = wrap(_nll_slope(ctx))
         if ctx.reduction == "none":                 # one gradient per sample
             grad = grad.reshape(-1, 1)
         return (grad * slope).reshape(ctx.input_shape), None, None, None, None
-        ### END SOLUTION 10.1
 
     @staticmethod
     def backward_on_arrays(ctx, grad):
@@ -391,10 +389,12 @@ class NllLoss2d(NllLoss):
 def _nll_slope(ctx):
     """d loss / d input, one row per sample: minus the weight (over the total, for the
     mean) at each sample's target class, zero elsewhere."""
+    ### BEGIN SOLUTION 10.1
     scale = ctx.w / ctx.total if ctx.reduction == "mean" else ctx.w
     slope = np.zeros((len(ctx.w), ctx.input_shape[-1]), dtype=ctx.w.dtype)
     slope[np.arange(len(ctx.w)), ctx.safe] = -scale
     return slope
+    ### END SOLUTION 10.1
 
 
 def _check_class_targets(input, target):

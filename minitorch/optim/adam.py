@@ -77,9 +77,13 @@ class Adam(Optimizer):
         elif weight_decay:
             g = g.add(p, alpha=weight_decay)
         m, v = state["exp_avg"], state["exp_avg_sq"]
+        ### BEGIN SOLUTION 9.2
         m.mul_(beta1).add_(g, alpha=1 - beta1)
         v.mul_(beta2).add_(g * g, alpha=1 - beta2)
+        ### END SOLUTION 9.2
         if group["amsgrad"]:
             v = state["max_exp_avg_sq"].copy_(maximum(state["max_exp_avg_sq"], v))
+        ### BEGIN SOLUTION 9.2
         denom = (v.sqrt() / math.sqrt(1 - beta2 ** t)).add_(group["eps"])
         p.add_(m / denom, alpha=-lr / (1 - beta1 ** t))
+        ### END SOLUTION 9.2

@@ -45,11 +45,13 @@ class SGD(Optimizer):
                 if weight_decay:
                     g = g.add(p, alpha=weight_decay)
                 if momentum:
+                    ### BEGIN SOLUTION 9.1
                     buf = self.state[p].get("momentum_buffer")
                     if buf is None:
                         buf = self.state[p]["momentum_buffer"] = g.clone()
                     else:
                         buf.mul_(momentum).add_(g, alpha=1 - group["dampening"])
                     g = g.add(buf, alpha=momentum) if group["nesterov"] else buf
+                    ### END SOLUTION 9.1
                 p.add_(g, alpha=-group["lr"])
         return loss

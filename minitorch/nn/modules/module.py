@@ -340,8 +340,10 @@ class Module:
         if isinstance(value, Parameter):
             if params is None:
                 raise AttributeError("cannot assign parameters before Module.__init__() call")
+            ### BEGIN SOLUTION 7.1
             self._forget(name, self.__dict__, self._buffers, self._modules)
             self.register_parameter(name, value)
+            ### END SOLUTION 7.1
         elif params is not None and name in params:
             if value is not None:
                 raise TypeError(f"cannot assign '{_typename(value)}' as parameter '{name}' "
@@ -352,8 +354,10 @@ class Module:
             if isinstance(value, Module):
                 if modules is None:
                     raise AttributeError("cannot assign module before Module.__init__() call")
+                ### BEGIN SOLUTION 7.1
                 self._forget(name, self.__dict__, self._parameters, self._buffers)
                 modules[name] = value
+                ### END SOLUTION 7.1
             elif modules is not None and name in modules:
                 if value is not None:
                     raise TypeError(f"cannot assign '{_typename(value)}' as child module '{name}' "
@@ -382,9 +386,11 @@ class Module:
         # Only called when normal lookup fails: parameters, buffers and children
         # live in the dicts, not in the instance's __dict__.
         d = self.__dict__
+        ### BEGIN SOLUTION 7.1
         for registry in ("_parameters", "_buffers", "_modules"):
             if registry in d and name in d[registry]:
                 return d[registry][name]
+        ### END SOLUTION 7.1
         raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
 
     def __delattr__(self, name):
@@ -410,6 +416,7 @@ class Module:
         A module reachable twice is yielded once (unless ``remove_duplicate=False``)."""
         if memo is None:
             memo = set()
+        ### BEGIN SOLUTION 7.2
         if self in memo:
             return
         if remove_duplicate:
@@ -420,6 +427,7 @@ class Module:
                 continue
             child_prefix = prefix + ("." if prefix else "") + name
             yield from module.named_modules(memo, child_prefix, remove_duplicate)
+        ### END SOLUTION 7.2
 
     def modules(self):
         """Every module of the tree, self first."""
@@ -445,6 +453,7 @@ class Module:
         seen = set()
         modules = (self.named_modules(prefix=prefix, remove_duplicate=remove_duplicate)
                    if recurse else [(prefix, self)])
+        ### BEGIN SOLUTION 7.2
         for module_prefix, module in modules:
             for name, value in members_of(module):
                 if value is None or (remove_duplicate and id(value) in seen):
@@ -452,6 +461,7 @@ class Module:
                 if remove_duplicate:
                     seen.add(id(value))
                 yield module_prefix + ("." if module_prefix else "") + name, value
+        ### END SOLUTION 7.2
 
     def named_parameters(self, prefix="", recurse=True, remove_duplicate=True):
         """Yield ``(dotted_name, parameter)``: own parameters first, then each child's."""
@@ -661,6 +671,7 @@ class Module:
             backward_pre_hooks = [*_global_backward_pre_hooks.values(),
                                   *self._backward_pre_hooks.values()]
 
+            ### BEGIN SOLUTION 8.1
             args, kwargs = self._run_forward_pre_hooks(args, kwargs)
 
             bw_hook = None
@@ -677,6 +688,7 @@ class Module:
                     warnings.warn("For backward hooks to be called, module output should be a "
                                   f"Tensor or a tuple of Tensors but received {type(result)}")
                 result = bw_hook.setup_output_hook(result)
+            ### END SOLUTION 8.1
 
             if non_full_backward_hooks:
                 self._register_non_full_backward_hooks(args, result, non_full_backward_hooks)
@@ -873,12 +885,14 @@ class Module:
 
     def _save_to_state_dict(self, destination, prefix, keep_vars):
         """Put this module's own parameters and persistent buffers into ``destination``."""
+        ### BEGIN SOLUTION 8.2
         for name, param in self._parameters.items():
             if param is not None:
                 destination[prefix + name] = param if keep_vars else param.detach()
         for name, buf in self._buffers.items():
             if buf is not None and name not in self._non_persistent_buffers_set:
                 destination[prefix + name] = buf if keep_vars else buf.detach()
+        ### END SOLUTION 8.2
 
     def state_dict(self, *args, destination=None, prefix="", keep_vars=False):
         """An ordered dict of every parameter and persistent buffer of the tree, by dotted name.
@@ -901,10 +915,12 @@ class Module:
             destination._metadata[prefix[:-1]] = local_metadata
         for hook in self._state_dict_pre_hooks.values():
             hook(self, prefix, keep_vars)
+        ### BEGIN SOLUTION 8.2
         self._save_to_state_dict(destination, prefix, keep_vars)
         for name, module in self._modules.items():
             if module is not None:
                 module.state_dict(destination=destination, prefix=prefix + name + ".", keep_vars=keep_vars)
+        ### END SOLUTION 8.2
         for hook in self._state_dict_hooks.values():
             result = hook(self, destination, prefix, local_metadata)
             if result is not None:
@@ -931,17 +947,20 @@ class Module:
                            if b is not None and name not in self._non_persistent_buffers_set)
         assign = local_metadata.get("assign_to_params_buffers", False)
         for name, param in local_state.items():
+            ### BEGIN SOLUTION 8.3
             key = prefix + name
             if key not in state_dict:
                 missing_keys.append(key)
                 continue
             value = state_dict[key]
+            ### END SOLUTION 8.3
             if not isinstance(value, Tensor):
                 error_msgs.append(f'While copying the parameter named "{key}", expected minitorch.Tensor '
                                   f"or Tensor-like object from checkpoint but received {type(value)}")
                 continue
             if param.ndim == 0 and tuple(value.shape) == (1,):   # as PyTorch: 0.3-era files
                 value = value[0]
+            ### BEGIN SOLUTION 8.3
             if value.shape != param.shape:
                 error_msgs.append(f"size mismatch for {key}: copying a param with shape {value.shape} "
                                   f"from checkpoint, the shape in current model is {param.shape}.")
@@ -957,6 +976,7 @@ class Module:
                                   f"the model are {param.shape} and whose dimensions in the "
                                   f"checkpoint are {value.shape}, an exception occurred : "
                                   f"{error.args}.")
+            ### END SOLUTION 8.3
         if strict:
             unexpected_keys += _unexpected_keys(self, state_dict, prefix, local_state)
 
