@@ -56,6 +56,8 @@ def build_parser():
     grade.add_argument("--quiet", action="store_true", help="no progress bar")
 
     selfcheck = commands.add_parser("selfcheck", help="check that the course holds together")
+    selfcheck.add_argument("task_ids", nargs="*", metavar="TASK",
+                           help="check only these tasks (default: the whole course)")
     selfcheck.add_argument("--jobs", type=int, default=2, help="runs at once (default: 2)")
     return parser
 
@@ -128,7 +130,7 @@ def run_grade(course, args):
 def run_selfcheck(course, args):
     from classroom import selfcheck
     started = time.monotonic()
-    findings = selfcheck.selfcheck(course, jobs=args.jobs)
+    findings = selfcheck.selfcheck(course, jobs=args.jobs, task_ids=args.task_ids)
     failed = [f for f in findings if not f.ok]
     print(f"selfcheck: {len(findings) - len(failed)} of {len(findings)} checks pass "
           f"({time.monotonic() - started:.0f} s)")

@@ -11,6 +11,9 @@ Run in CI.  It checks that
   task loses points;
 * every plausible wrong answer in the instructor's files loses points on its
   task (see ``classroom/wrong_answers/README.md`` for their format).
+
+Given task ids, it checks only those tasks, and releases only the assignments
+whose tasks are all among them: a quick check while writing a task.
 """
 
 from __future__ import annotations
@@ -116,34 +119,36 @@ def _replacing(region, new_body):
     return prepare
 
 
-def selfcheck(course, jobs=1, say=print):
-    """Run every check; ``say`` gets one line per finding.  Returns the findings."""
+def selfcheck(course, jobs=1, say=print, task_ids=()):
+    """Run every check (only those of ``task_ids``' tasks, when given); ``say`` gets one
+    line per finding.  Returns the findings."""
     findings = []
+    tasks = course.select(task_ids)
 
     def note(ok, what):
         finding = Finding(bool(ok), what)
         findings.append(finding)
         say(finding.line())
 
-    grouped = check_regions(course, note)
+    grouped = check_regions(course, note, tasks)
     if grouped is None:
         return findings
     with tempfile.TemporaryDirectory(prefix="classroom-selfcheck-") as scratch:
         scratch = pathlib.Path(scratch)
         try:
-            grader = Grader(course, course.tasks, scratch / "grading")
+            grader = Grader(course, tasks, scratch / "grading")
         except CourseError as error:
             note(False, str(error))
             return findings
-        check_tests(course, grader, note)
-        runs = planned_runs(course, grader, grouped, scratch, note)
+        check_tests(course, grader, note, tasks)
+        runs = planned_runs(course, grader, grouped, scratch, note, tasks)
         run_all(runs, jobs, note)
     return findings
 
 
-def check_regions(course, note):
-    """Markers pair up, every region has a task and every task a region; returns the
-    regions by task (None when the markers are broken)."""
+def check_regions(course, note, tasks=None):
+    """Markers pair up, every region has a task and every task (of ``tasks``, default
+    all) a region; returns the regions by task (None when the markers are broken)."""
     try:
         all_regions = regions_mod.scan(course.root, course.settings.sources)
     except regions_mod.MarkerError as error:
@@ -154,28 +159,30 @@ def check_regions(course, note):
     for task_id in sorted(set(grouped) - known):
         note(False, f"regions marked for task {task_id}, which tasks.toml does not list: "
                     + "; ".join(r.where() for r in grouped[task_id]))
-    for task in course.tasks:
+    for task in course.tasks if tasks is None else tasks:
         note(task.id in grouped, f"task {task.id} has a region"
              + (f" ({len(grouped[task.id])})" if task.id in grouped else
                 ": mark it with ### BEGIN SOLUTION / ### END SOLUTION " + task.id))
     return grouped
 
 
-def check_tests(course, grader, note):
-    """Every task has at least one test in the solution's collection."""
-    for task in course.tasks:
+def check_tests(course, grader, note, tasks=None):
+    """Every task (of ``tasks``, default all) has a test in the solution's collection."""
+    for task in course.tasks if tasks is None else tasks:
         count = sum(task.id in ids for ids in grader.expected.values())
         note(count > 0, f"task {task.id} has tests ({count})" if count else
              f"task {task.id} has no test marked @pytest.mark.task({task.id!r})")
 
 
-def planned_runs(course, grader, grouped, scratch, note):
-    """``[(label, run)]``: each ``run()`` grades something and returns ``(ok, detail)``."""
-    runs = [grading_run(grader, "the solution", Job(course.root, course.tasks),
+def planned_runs(course, grader, grouped, scratch, note, chosen=None):
+    """``[(label, run)]``: each ``run()`` grades something and returns ``(ok, detail)``.
+    ``chosen``: the tasks to check (default: all)."""
+    chosen = course.tasks if chosen is None else tuple(chosen)
+    runs = [grading_run(grader, "the solution", Job(course.root, chosen),
                         lambda workdir: None, _full_marks)]
     for assignment in course.assignments:
         tasks = course.tasks_of(assignment.name)
-        if not tasks or any(t.id not in grouped for t in tasks):
+        if not tasks or any(t.id not in grouped or t not in chosen for t in tasks):
             continue
         out = scratch / f"release-{assignment.name}"
         try:
@@ -189,7 +196,7 @@ def planned_runs(course, grader, grouped, scratch, note):
                      lambda out=out, tasks=tasks: _student_copy_check(out, tasks)))
         runs.append(grading_run(grader, f"release {assignment.name}", Job(out, tasks), None,
                                 _zero_marks))
-    for task in course.tasks:
+    for task in chosen:
         for number, region in enumerate(grouped.get(task.id, []), 1):
             body = regions_mod.raise_lines(region.indent)
             runs.append(grading_run(
@@ -200,8 +207,11 @@ def planned_runs(course, grader, grouped, scratch, note):
     except CourseError as error:
         note(False, str(error))
         answers = []
+    chosen_ids = {t.id for t in chosen}
+    answers = [a for a in answers if a.task in chosen_ids or a.task not in
+               {t.id for t in course.tasks}]
     with_answers = {a.task for a in answers}
-    for task in course.tasks:
+    for task in chosen:
         note(task.id in with_answers, f"task {task.id} has wrong answers to catch" if
              task.id in with_answers else f"task {task.id} has no wrong answer in "
              f"{course.settings.wrong_answers}: add a plausible mistake or two")

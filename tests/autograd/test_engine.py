@@ -7,10 +7,13 @@ import pytest
 
 import minitorch
 from minitorch.autograd import grad
+from minitorch.autograd.engine import count_dependencies
 
 pytestmark = pytest.mark.chapter4
 
 
+@pytest.mark.task("4.2")
+@pytest.mark.task("4.3")
 def test_diamond_sums_both_paths():
     a = minitorch.tensor(2.0, requires_grad=True)
     b = a * 3
@@ -19,6 +22,8 @@ def test_diamond_sums_both_paths():
     assert a.grad.item() == 39.0
 
 
+@pytest.mark.task("4.2")
+@pytest.mark.task("4.3")
 def test_shared_subgraph_runs_each_node_once():
     calls = []
     a = minitorch.tensor([1.0, 2.0], requires_grad=True)
@@ -30,6 +35,8 @@ def test_shared_subgraph_runs_each_node_once():
     np.testing.assert_allclose(a.grad.numpy(), 5 * np.exp([1.0, 2.0]), rtol=1e-6)
 
 
+@pytest.mark.task("4.2")
+@pytest.mark.task("4.3")
 def test_node_runs_only_after_all_its_gradients_arrived():
     """A node reached by a short and a long path must wait for the long one."""
     order = []
@@ -43,6 +50,30 @@ def test_node_runs_only_after_all_its_gradients_arrived():
     assert x.grad.item() == pytest.approx(4.0)
 
 
+@pytest.mark.task("4.2")
+def test_count_dependencies_counts_the_edges_into_each_node():
+    x = minitorch.tensor([1.0, 2.0], requires_grad=True)
+    a = x * 2
+    b = a.exp()
+    c = a * b + x * x          # a is used twice, x three times (once through a)
+    deps = count_dependencies(c.grad_fn)
+    leaf = a.grad_fn.next_functions[0][0]
+    product = c.grad_fn.next_functions[0][0]
+    assert deps[c.grad_fn] == 0 and deps[product] == 1 and deps[b.grad_fn] == 1
+    assert deps[a.grad_fn] == 2 and deps[leaf] == 3
+    assert len(deps) == 6          # c, the two products, exp, a's node, x's AccumulateGrad
+
+
+@pytest.mark.task("4.3")
+def test_a_node_post_hook_may_replace_the_gradients_it_passes_on():
+    x = minitorch.tensor([1.0, 2.0], requires_grad=True)
+    y = x * 3
+    y.grad_fn.register_hook(lambda grad_inputs, grad_outputs: (grad_inputs[0] * 10, None))
+    y.sum().backward()
+    assert x.grad.tolist() == [30.0, 30.0]
+
+
+@pytest.mark.task("4.4")
 def test_grad_accumulates_over_calls_and_keeps_object():
     x = minitorch.tensor([1.0, 2.0], requires_grad=True)
     (x * 3).sum().backward()
@@ -52,6 +83,7 @@ def test_grad_accumulates_over_calls_and_keeps_object():
     assert x.grad.tolist() == [6.0, 6.0]
 
 
+@pytest.mark.task("4.4")
 def test_same_gradient_object_is_not_shared_between_leaves():
     a = minitorch.tensor([1.0], requires_grad=True)
     b = minitorch.tensor([1.0], requires_grad=True)
@@ -61,6 +93,7 @@ def test_same_gradient_object_is_not_shared_between_leaves():
     assert b.grad.tolist() == [1.0]
 
 
+@pytest.mark.task("4.4")
 def test_user_gradient_is_copied_not_aliased():
     x = minitorch.tensor([1.0, 2.0], requires_grad=True)
     g = minitorch.tensor([1.0, 1.0])
@@ -73,6 +106,7 @@ def test_user_gradient_is_copied_not_aliased():
     assert x.grad.tolist() == [101.0, 101.0]
 
 
+@pytest.mark.task("4.3")
 def test_second_backward_through_freed_graph_raises():
     x = minitorch.tensor([1.0, 2.0], requires_grad=True)
     y = x.exp().sum()
@@ -81,6 +115,7 @@ def test_second_backward_through_freed_graph_raises():
         y.backward()
 
 
+@pytest.mark.task("4.3")
 def test_retain_graph_allows_second_backward():
     x = minitorch.tensor([1.0, 2.0], requires_grad=True)
     y = x.exp().sum()
@@ -97,6 +132,7 @@ def test_graph_without_saved_tensors_can_be_reused():
     assert x.grad.tolist() == [2.0, 2.0]
 
 
+@pytest.mark.task("4.3")
 def test_saved_tensors_freed_after_backward():
     x = minitorch.tensor([1.0, 2.0], requires_grad=True)
     y = x.exp()
@@ -105,6 +141,8 @@ def test_saved_tensors_freed_after_backward():
         y.grad_fn._saved_result
 
 
+@pytest.mark.task("4.2")
+@pytest.mark.task("4.3")
 def test_depth_100000_chain():
     x = minitorch.tensor([1.0], requires_grad=True)
     y = x
@@ -157,6 +195,7 @@ def test_retain_grad():
     assert x.grad.tolist() == [8.0, 16.0]
 
 
+@pytest.mark.task("4.3")
 def test_autograd_grad_returns_without_touching_grad():
     x = minitorch.tensor([1.0, 2.0], requires_grad=True)
     w = minitorch.tensor([3.0, 4.0], requires_grad=True)
@@ -185,6 +224,7 @@ def test_autograd_grad_unused_input():
     assert gx.tolist() == [2.0] and gu is None
 
 
+@pytest.mark.task("4.3")
 def test_autograd_grad_only_runs_needed_nodes():
     calls = []
     x = minitorch.tensor([1.0], requires_grad=True)
@@ -213,6 +253,7 @@ def test_create_graph_second_derivative():
     assert d2.item() == 18.0
 
 
+@pytest.mark.task("4.4")
 def test_create_graph_backward_leaves_differentiable_grad():
     x = minitorch.tensor([1.0, 2.0], requires_grad=True)
     (x.exp().sum()).backward(create_graph=True)
@@ -231,6 +272,7 @@ def test_third_derivative():
     assert g.item() == pytest.approx(5 * np.exp(2.0), rel=1e-5)
 
 
+@pytest.mark.task("4.3")
 def test_backward_order_latest_created_first():
     order = []
     x = minitorch.tensor(1.0, requires_grad=True)
@@ -250,6 +292,7 @@ def test_multiple_roots():
     assert x.grad.tolist() == [4.0, 6.0]
 
 
+@pytest.mark.task("4.2")
 def test_roots_depending_on_each_other():
     x = minitorch.tensor(1.0, requires_grad=True)
     y = x * 2
@@ -266,6 +309,7 @@ def test_unused_multi_output_gets_no_gradient():
     assert indices.requires_grad is False
 
 
+@pytest.mark.task("5.3")
 def test_no_reference_cycles_graph_freed_by_refcount():
     gc.disable()
     try:
@@ -313,6 +357,7 @@ def test_leaf_keeps_one_accumulate_grad_node():
     assert a.grad_fn.next_functions[0][0].variable is x
 
 
+@pytest.mark.task("4.4")
 def test_grad_of_leaf_accumulation_refcount_logic_stays_safe():
     """The engine stores a fresh gradient without copying; a shared one it copies."""
     x = minitorch.tensor([1.0, 2.0], requires_grad=True)

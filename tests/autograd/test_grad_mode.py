@@ -9,6 +9,7 @@ import minitorch
 pytestmark = pytest.mark.chapter5
 
 
+@pytest.mark.task("5.1")
 def test_no_grad_records_nothing():
     x = minitorch.ones(2, requires_grad=True)
     with minitorch.no_grad():
@@ -18,6 +19,7 @@ def test_no_grad_records_nothing():
     assert not y.requires_grad and y.grad_fn is None and y.is_leaf
 
 
+@pytest.mark.task("5.1")
 def test_enable_grad_inside_no_grad():
     x = minitorch.ones(2, requires_grad=True)
     with minitorch.no_grad():
@@ -39,6 +41,7 @@ def test_set_grad_enabled_as_function_and_context():
         minitorch.set_grad_enabled("no")
 
 
+@pytest.mark.task("5.1")
 def test_modes_as_decorators_with_and_without_parentheses():
     @minitorch.no_grad()
     def a():
@@ -58,6 +61,7 @@ def test_modes_as_decorators_with_and_without_parentheses():
     assert minitorch.is_grad_enabled()
 
 
+@pytest.mark.task("5.1")
 def test_mode_restored_after_exception():
     with pytest.raises(ValueError):
         with minitorch.no_grad():
@@ -65,6 +69,8 @@ def test_mode_restored_after_exception():
     assert minitorch.is_grad_enabled()
 
 
+@pytest.mark.task("5.1")
+@pytest.mark.task("5.3")
 def test_inference_mode_tensors_cannot_be_saved_for_backward():
     p = minitorch.ones(2, requires_grad=True)
     with minitorch.inference_mode():
@@ -85,6 +91,7 @@ def test_inference_mode_false_does_nothing():
         assert minitorch.is_grad_enabled()
 
 
+@pytest.mark.task("5.1")
 def test_grad_mode_is_thread_local():
     results = {}
     inside = threading.Event()
@@ -129,6 +136,7 @@ def test_eval_is_not_a_grad_mode():
         assert model(minitorch.ones(4, 3)).grad_fn is None
 
 
+@pytest.mark.task("5.1")
 def test_no_grad_and_enable_grad_as_bare_decorators():
     @minitorch.no_grad
     def off():

@@ -9,6 +9,7 @@ from minitorch.autograd.graph import saved_tensors_hooks
 pytestmark = pytest.mark.chapter5
 
 
+@pytest.mark.task("5.3")
 def test_pow_saves_the_input_itself():
     x = minitorch.rand(5, requires_grad=True)
     y = x.pow(2)
@@ -17,6 +18,7 @@ def test_pow_saves_the_input_itself():
     assert y.grad_fn._saved_exponent == 2
 
 
+@pytest.mark.task("5.3")
 def test_exp_saves_an_equal_copy_of_its_output():
     x = minitorch.rand(5, requires_grad=True)
     y = x.exp()
@@ -27,6 +29,7 @@ def test_exp_saves_an_equal_copy_of_its_output():
     assert saved.grad_fn is y.grad_fn     # its link back is restored on unpack
 
 
+@pytest.mark.task("5.3")
 def test_mul_saves_only_what_the_gradients_need():
     # PyTorch 2.13: d(a*b)/da = b, so with only `a` requiring grad only `other` is kept.
     a = minitorch.ones(2, requires_grad=True)
@@ -65,6 +68,7 @@ def test_every_inplace_op_bumps_the_version():
         assert x._version == before + 1
 
 
+@pytest.mark.task("5.2")
 def test_modified_saved_tensor_is_detected():
     p = minitorch.ones(2, requires_grad=True)
     q = p * 2
@@ -75,6 +79,7 @@ def test_modified_saved_tensor_is_detected():
         s.sum().backward()
 
 
+@pytest.mark.task("5.2")
 def test_modification_of_unsaved_tensor_is_fine():
     p = minitorch.ones(2, requires_grad=True)
     q = p * 2
@@ -84,6 +89,7 @@ def test_modification_of_unsaved_tensor_is_fine():
     assert p.grad is not None
 
 
+@pytest.mark.task("5.2")
 def test_modification_through_a_view_is_detected():
     p = minitorch.ones(4, requires_grad=True)
     q = p.exp()
@@ -105,6 +111,7 @@ def test_inplace_on_non_leaf_rebases_the_graph():
     assert x.grad.tolist() == [6.0, 10.0]
 
 
+@pytest.mark.task("5.2")
 def test_inplace_op_that_overwrites_its_own_saved_operand_is_detected():
     x = minitorch.tensor([1.0, 2.0], requires_grad=True)
     y = x * 2
@@ -124,6 +131,7 @@ def test_setitem_on_non_leaf():
     assert v.grad.item() == 2.0
 
 
+@pytest.mark.task("5.3")
 def test_saved_tensors_hooks_pack_and_unpack():
     packed = []
 
@@ -143,6 +151,7 @@ def test_saved_tensors_hooks_pack_and_unpack():
     assert x.grad.tolist() == [2.0, 4.0]
 
 
+@pytest.mark.task("5.3")
 def test_saved_tensors_hooks_nest_and_only_apply_inside():
     calls = []
     x = minitorch.ones(1, requires_grad=True)
