@@ -50,6 +50,7 @@ def test_call_is_wrapped_call_impl_which_calls_call_impl():
     assert Traced()(torch.ones(1)).tolist() == [2.0] and len(seen) == 1
 
 
+@pytest.mark.task("8.1")
 def test_full_order_of_hooks():
     log = []
     m = Scale(log)
@@ -87,6 +88,7 @@ def test_fast_path_without_hooks_adds_no_graph_node():
     assert m(torch.ones(2, requires_grad=True)).grad_fn.name() == "MulBackward0"
 
 
+@pytest.mark.task("8.1")
 def test_pre_hook_single_value_is_wrapped_and_forward_hook_replaces_output():
     seen = []
     m = Scale()
@@ -96,6 +98,7 @@ def test_pre_hook_single_value_is_wrapped_and_forward_hook_replaces_output():
     assert seen == [[10.0, 10.0]]      # the forward hook sees the replaced inputs
 
 
+@pytest.mark.task("8.1")
 def test_pre_hook_returning_tuple_replaces_all_args():
     m = Scale()
     m.register_forward_pre_hook(lambda mod, args: (args[0], torch.ones(2)))
@@ -109,6 +112,7 @@ def test_hooks_returning_none_change_nothing():
     assert m(torch.ones(2)).tolist() == [2.0, 2.0]
 
 
+@pytest.mark.task("8.1")
 def test_kwargs_reach_forward_and_with_kwargs_hooks():
     m = Scale()
     got = []
@@ -169,6 +173,7 @@ def test_global_hooks_run_for_every_module_before_local_ones():
     assert log == ["local relu"]
 
 
+@pytest.mark.task("8.1")
 def test_global_forward_hook_can_replace_output():
     h = register_module_forward_hook(lambda mod, args, out: out * 0)
     try:
@@ -178,6 +183,7 @@ def test_global_forward_hook_can_replace_output():
 
 
 # ----- full backward hooks -----------------------------------------------------------
+@pytest.mark.task("8.1")
 def test_full_backward_hook_arguments_and_replacement():
     lin = nn.Linear(2, 3)
     seen = {}
@@ -251,6 +257,7 @@ def test_backward_hook_tuple_outputs_with_non_tensors_and_unused_outputs():
                     ([[2.0, 2.0], [0.0, 0.0]], [[1.0, 1.0], None, None])]
 
 
+@pytest.mark.task("8.1")
 def test_backward_pre_hook_can_replace_grad_output():
     lin = nn.Linear(2, 1)
     lin.register_full_backward_pre_hook(lambda mod, go: (go[0] * 10,))

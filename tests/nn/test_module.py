@@ -68,6 +68,7 @@ def test_forward_missing_raises_pytorch_message():
 
 
 # ----- registration ------------------------------------------------------------------
+@pytest.mark.task("7.1")
 def test_setattr_registers_parameters_modules_buffers():
     n = Net()
     assert list(n._parameters) == ["scale"]
@@ -130,6 +131,7 @@ def test_non_module_over_child_slot_and_bad_buffer_value():
     assert n._modules["fc"] is None
 
 
+@pytest.mark.task("7.1")
 def test_reassigning_moves_between_registries():
     n = Net()
     n.steps = Parameter(torch.zeros(1))      # a Parameter replaces the buffer
@@ -179,6 +181,7 @@ def test_register_buffer_errors_and_persistence():
     assert lin._buffers["none_yet"] is None and list(lin.buffers()) == [lin.q]
 
 
+@pytest.mark.task("7.1")
 def test_add_module_and_register_module():
     m = nn.Module()
     relu = nn.ReLU()
@@ -200,6 +203,7 @@ def test_add_module_and_register_module():
     assert m.empty is None
 
 
+@pytest.mark.task("7.1")
 def test_getattr_and_delattr():
     n = Net()
     with pytest.raises(AttributeError, match="^'Net' object has no attribute 'nothere'$"):
@@ -234,6 +238,7 @@ def make_tree():
     return root
 
 
+@pytest.mark.task("7.2")
 def test_named_parameters_order_and_prefixes():
     root = make_tree()
     assert [n for n, _ in root.named_parameters()] == ["a", "block.0.weight", "block.0.bias",
@@ -245,6 +250,7 @@ def test_named_parameters_order_and_prefixes():
     assert len(list(root.parameters(recurse=False))) == 1
 
 
+@pytest.mark.task("7.2")
 def test_named_buffers_modules_children():
     root = make_tree()
     assert [n for n, _ in root.named_buffers()] == ["buf", "block.0.count"]
@@ -256,6 +262,7 @@ def test_named_buffers_modules_children():
     assert list(root.modules())[0] is root
 
 
+@pytest.mark.task("7.2")
 def test_shared_parameters_and_modules_yielded_once():
     shared = nn.Linear(2, 2)
     root = nn.Module()
@@ -270,6 +277,7 @@ def test_shared_parameters_and_modules_yielded_once():
     assert [n for n, _ in root.named_modules(remove_duplicate=False)] == ["", "first", "second", "extra"]
 
 
+@pytest.mark.task("7.2")
 def test_none_entries_are_skipped():
     lin = nn.Linear(2, 2, bias=False)
     assert [n for n, _ in lin.named_parameters()] == ["weight"]
@@ -286,6 +294,7 @@ def test_apply_is_post_order_and_returns_self():
     assert seen == ["Linear", "ReLU", "Sequential", "Linear", "Module"]
 
 
+@pytest.mark.task("7.2")
 def test_train_and_eval_are_recursive():
     root = make_tree()
     assert root.eval() is root

@@ -32,6 +32,7 @@ def snapshot(module):
     return {k: v.clone() for k, v in module.state_dict().items()}
 
 
+@pytest.mark.task("8.2")
 def test_keys_in_pytorch_order_own_entries_first():
     sd = Net().state_dict()
     assert isinstance(sd, OrderedDict)
@@ -43,6 +44,7 @@ def test_metadata_holds_versions():
     assert sd._metadata == OrderedDict([("", {"version": 1}), ("fc", {"version": 1}), ("bn", {"version": 2})])
 
 
+@pytest.mark.task("8.2")
 def test_values_are_detached_and_share_memory():
     n = Net()
     sd = n.state_dict()
@@ -54,6 +56,7 @@ def test_values_are_detached_and_share_memory():
     assert kept["a"] is n.a and isinstance(kept["a"], Parameter)
 
 
+@pytest.mark.task("8.2")
 def test_prefix_and_destination():
     n = Net()
     assert list(n.state_dict(prefix="model.")) == ["model." + k for k in KEYS]
@@ -65,12 +68,14 @@ def test_prefix_and_destination():
         assert n.state_dict(OrderedDict(), "q.") is not None
 
 
+@pytest.mark.task("8.2")
 def test_none_parameters_are_left_out():
     n = Net()
     n.fc.bias = None
     assert "fc.bias" not in n.state_dict()
 
 
+@pytest.mark.task("8.3")
 def test_load_copies_in_place_and_converts_dtype():
     src, dst = Net(), Net()
     weight = dst.fc.weight
@@ -87,6 +92,7 @@ def test_load_copies_in_place_and_converts_dtype():
     assert dst.a.dtype == torch.float32 and dst.a.tolist() == [1.5, 2.5]
 
 
+@pytest.mark.task("8.3")
 def test_missing_and_unexpected_errors_strict():
     n = Net()
     sd = snapshot(n)
@@ -102,6 +108,7 @@ def test_missing_and_unexpected_errors_strict():
         '\tUnexpected key(s) in state_dict: "extra", "zz.q". ')
 
 
+@pytest.mark.task("8.3")
 def test_non_strict_returns_the_keys():
     n = Net()
     sd = snapshot(n)
@@ -112,6 +119,7 @@ def test_non_strict_returns_the_keys():
     assert repr(result) == "_IncompatibleKeys(missing_keys=['fc.bias'], unexpected_keys=['extra'])"
 
 
+@pytest.mark.task("8.3")
 def test_size_mismatch_error_even_when_not_strict():
     n = Net()
     sd = snapshot(n)
@@ -125,6 +133,7 @@ def test_size_mismatch_error_even_when_not_strict():
         assert str(info.value) == message
 
 
+@pytest.mark.task("8.3")
 def test_all_error_kinds_in_pytorch_order():
     n = Net()
     sd = snapshot(n)
@@ -190,6 +199,7 @@ def test_failed_non_strict_load_keeps_what_it_copied():
     assert n.fc.bias.tolist() == [7.0, 7.0, 7.0]
 
 
+@pytest.mark.task("8.2")
 def test_non_persistent_buffer_not_saved_or_expected():
     n = Net()
     assert "tmp" not in n.state_dict()
@@ -211,6 +221,7 @@ def test_batchnorm_without_num_batches_tracked_in_old_checkpoint():
     assert repr(n.load_state_dict(sd)) == "<All keys matched successfully>"
 
 
+@pytest.mark.task("8.3")
 def test_round_trip_between_models():
     torch.manual_seed(1)
     a = nn.Sequential(nn.Linear(3, 4), nn.ReLU(), nn.Linear(4, 2))
