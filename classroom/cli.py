@@ -84,13 +84,15 @@ def run_tasks(course, args):
         places = ", ".join(r.where() for r in regions.get(task.id, [])) or "NO REGION YET"
         depends = f"  needs {', '.join(task.depends_on)}" if task.depends_on else ""
         print(f"{task.id:>6}  {task.points:>4g} pts  {task.assignment:<14} {task.title}"
-              f"{depends}\n{'':>8}chapter {task.chapter}, {task.section}: {places}")
+              f"{depends}\n{'':>8}chapter {task.chapter}"
+              f"{' (' + task.file + ')' if task.file else ''}, {task.section}: {places}")
     print(f"{len(course.tasks)} tasks, {course.total_points:g} points")
     return 0
 
 
 def tasks_json(course, regions):
-    return [{"id": t.id, "title": t.title, "chapter": t.chapter, "section": t.section,
+    return [{"id": t.id, "title": t.title, "chapter": t.chapter, "file": t.file,
+             "section": t.section,
              "points": int(t.points) if t.points.is_integer() else t.points,
              "assignment": t.assignment, "depends_on": list(t.depends_on),
              "regions": [r.as_json() for r in regions.get(t.id, [])]}

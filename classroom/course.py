@@ -33,11 +33,13 @@ class Task:
     points: float
     assignment: str
     depends_on: tuple[str, ...] = ()
+    file: str = ""              # the chapter's notebook, e.g. book/04_autograd_graph.ipynb
 
     def stub_message(self):
         """What the student's copy raises until the task is done (and what
         ``check`` and the student plugin recognise: it starts ``Task <id> (``)."""
-        return (f"Task {self.id} ({self.title}): see chapter {self.chapter}, section "
+        where = f" ({self.file})" if self.file else ""
+        return (f"Task {self.id} ({self.title}): see chapter {self.chapter}{where}, section "
                 f"{self.section}; check it with python -m classroom check {self.id}")
 
 
@@ -171,8 +173,8 @@ def _assignment(table):
 
 
 def _task(table):
-    allowed = {"id", "title", "chapter", "section", "points", "assignment", "depends_on",
-               "notes"}
+    allowed = {"id", "title", "chapter", "file", "section", "points", "assignment",
+               "depends_on", "notes"}
     unknown = set(table) - allowed
     if unknown:
         raise CourseError(f"task {table.get('id')!r} in {TASKS_FILE} has unknown keys "
@@ -183,7 +185,8 @@ def _task(table):
                 section=str(_required(table, "section", "task")),
                 points=float(_required(table, "points", "task")),
                 assignment=str(_required(table, "assignment", "task")),
-                depends_on=tuple(str(d) for d in table.get("depends_on", ())))
+                depends_on=tuple(str(d) for d in table.get("depends_on", ())),
+                file=str(table.get("file", "")))
 
 
 def _replacement(table):
