@@ -111,10 +111,12 @@ class MeanDim(BuiltinFunction):
 
     @staticmethod
     def backward(ctx, grad):
+        ### BEGIN SOLUTION 6.6
         if not ctx.keepdim:
             grad = grad.reshape(_keep_shape(ctx.shape, ctx.dims))
         count = builtins.max(int(np.prod([ctx.shape[d] for d in ctx.dims if ctx.shape])), 1)
         return grad.expand(ctx.shape) / count, None, None
+        ### END SOLUTION 6.6
 
 
 def _mean(x, axis, keepdim):

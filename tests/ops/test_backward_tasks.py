@@ -216,6 +216,19 @@ def test_mean_of_everything(create_graph, shape):
 
 
 @pytest.mark.task("6.6")
+@CREATE_GRAPH
+@pytest.mark.parametrize("dims, keepdim", [(0, False), (1, True), ((0, 2), False), (-1, False)])
+def test_mean_over_dims(create_graph, dims, keepdim):
+    x = RNG.normal(size=(2, 3, 4))
+    out_shape = np.mean(x, axis=dims, keepdims=keepdim).shape
+    seed = np.arange(1.0, 1.0 + np.prod(out_shape)).reshape(out_shape)
+    gx, = gradients(lambda t: t.mean(dims, keepdim=keepdim), [x], seed, create_graph)
+    kept = seed if keepdim else np.expand_dims(seed, dims)
+    count = x.size // int(np.prod(out_shape))
+    close(gx, np.broadcast_to(kept, x.shape) / count)
+
+
+@pytest.mark.task("6.6")
 def test_sum_and_mean_second_derivative():
     x = leaf(A)
     g, = grad((x.mean() * x.sum()), [x], create_graph=True)
