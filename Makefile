@@ -145,7 +145,7 @@ grade: grade-needs-submissions setup
 	    $(if $(ISOLATE),--isolate) $(if $(FEEDBACK),--feedback "$(FEEDBACK)")
 
 selfcheck: setup
-	$(CLASSROOM) selfcheck $(if $(JOBS),--jobs $(JOBS))
+	$(CLASSROOM) selfcheck $(TASKS) $(if $(JOBS),--jobs $(JOBS))
 
 # (checked before setup, which may take a while)
 release-needs-out:
