@@ -23,6 +23,7 @@ from __future__ import annotations
 import faulthandler
 import importlib
 import json
+import os
 import pathlib
 import random
 import signal
@@ -219,6 +220,16 @@ class ClassroomRun:
         self.emit(event="finished")
         self.report.close()
         self.faults.close()
+        _exit_soon(int(session.exitstatus))
+
+
+def _exit_soon(status, delay=5.0):
+    """End the process ``delay`` seconds from now if it has not ended by itself: a thread
+    that a test started and left waiting (say, for an event its failed code never set)
+    would otherwise keep the interpreter from exiting until the run's time limit."""
+    timer = threading.Timer(delay, os._exit, args=(status,))
+    timer.daemon = True
+    timer.start()
 
 
 # ----- helpers ---------------------------------------------------------------------------

@@ -98,19 +98,22 @@ def test_grad_mode_is_thread_local():
     release = threading.Event()
 
     def worker():
-        inside.wait()
+        inside.wait(timeout=10)
         results["worker_enabled"] = minitorch.is_grad_enabled()
         x = minitorch.ones(1, requires_grad=True)
         results["worker_records"] = (x * 2).requires_grad
         release.set()
 
-    thread = threading.Thread(target=worker)
+    thread = threading.Thread(target=worker, daemon=True)
     thread.start()
-    with minitorch.no_grad():
-        inside.set()
-        release.wait(timeout=10)
-        assert not minitorch.is_grad_enabled()
-    thread.join()
+    try:
+        with minitorch.no_grad():
+            inside.set()
+            release.wait(timeout=10)
+            assert not minitorch.is_grad_enabled()
+    finally:
+        inside.set()                # the worker never waits for a test that failed
+        thread.join(timeout=10)
     assert results == {"worker_enabled": True, "worker_records": True}
 
 
