@@ -106,6 +106,18 @@ def test_user_gradient_is_copied_not_aliased():
     assert x.grad.tolist() == [101.0, 101.0]
 
 
+@pytest.mark.task("4.4")
+@pytest.mark.parametrize("through", [lambda x: x + 1, lambda x: x.view(2), lambda x: x.clone(),
+                                     lambda x: x], ids=["add", "view", "clone", "the leaf"])
+def test_a_gradient_passed_on_unchanged_is_copied_into_grad(through):
+    """Nodes like add pass the incoming gradient on as it is: the first .grad must be a copy."""
+    x = minitorch.tensor([1.0, 2.0], requires_grad=True)
+    g = minitorch.tensor([1.0, 1.0])
+    through(x).backward(g)
+    g.fill_(7.0)
+    assert x.grad.tolist() == [1.0, 1.0]
+
+
 @pytest.mark.task("4.3")
 def test_second_backward_through_freed_graph_raises():
     x = minitorch.tensor([1.0, 2.0], requires_grad=True)
