@@ -12,7 +12,9 @@ process, never by a plain ``pytest``.  For each run it
   and every one of its modules come from the folder being graded;
 * limits each test's time: an alarm raises ``TestTimedOut`` into the test, and
   if the test swallows it, faulthandler ends the process a little later (the
-  runner then counts the test as timed out and starts again after it);
+  runner then counts the test as timed out and starts again after it); once two
+  tests of a task have timed out, the task's later tests fail at once as timed
+  out (an endless loop would make each of them wait for the whole limit);
 * caps the process's memory and disables core dumps;
 * appends one JSON line per event to ``--classroom-report`` and flushes it at
   once, so the runner knows which test was running when the process died.
@@ -35,6 +37,9 @@ import pytest
 
 from classroom.messages import (TestTimedOut, describe_exception, not_done, shorten,
                                 timed_out, unfinished_task)
+
+
+TIMEOUTS_PER_TASK = 2       # timed-out tests after which a task's other tests are not run
 
 
 def grace_seconds(timeout):
@@ -72,6 +77,7 @@ class ClassroomRun:
         self.package = option("classroom_package")
         self.root = pathlib.Path(option("classroom_root") or ".").resolve()
         self.failures = {}
+        self.out_of_time = {}           # task id: how many of its tests ran out of time
         self.outcomes = {}
         self.skip_reasons = {}
         self.started = {}
@@ -153,6 +159,12 @@ class ClassroomRun:
     # test's time limit.
     @pytest.hookimpl(hookwrapper=True)
     def pytest_runtest_setup(self, item):
+        tasks = item_tasks(item)
+        if tasks and all(self.out_of_time.get(t, 0) >= TIMEOUTS_PER_TASK for t in tasks):
+            # Code that loops forever would make each of the task's tests wait for the
+            # whole time limit: two are enough to know (the test fails as timed out).
+            raise TestTimedOut(timed_out(self.timeout) + "; not run: earlier tests of "
+                               f"task {', '.join(tasks)} ran out of time")
         yield from self._timed(item)
 
     @pytest.hookimpl(hookwrapper=True)
@@ -190,7 +202,9 @@ class ClassroomRun:
         own = item_tasks(item)
         task = unfinished_task(error)
         if isinstance(error, TestTimedOut):
-            failure = ("timeout", timed_out(self.timeout), None)
+            for task_id in own:
+                self.out_of_time[task_id] = self.out_of_time.get(task_id, 0) + 1
+            failure = ("timeout", str(error) or timed_out(self.timeout), None)
         elif task is not None:
             failure = ("not-done", not_done(task, own[0] if len(own) == 1 else None), task)
         else:
