@@ -1402,6 +1402,10 @@ def _add_in_place(function, t, other, alpha, name):
     """``t.add_(other, alpha=...)`` (or ``sub_``).  A tensor of ``t``'s floating dtype is
     scaled inside the in-place op (an optimizer's update: one node, no temporary tensor);
     anything else is scaled first, by PyTorch's promotion rules."""
+    if type(alpha) is float and type(other) is Tensor and other._data.dtype is t._data.dtype \
+            and t._data.dtype.kind == "f" and other._data.shape == t._data.shape:
+        ops.check_in_place(t, other)    # an optimizer's update: nothing else to check
+        return function.apply(t, other, alpha)
     other = _number_or_tensor(other)
     if _is_one(alpha):
         return ops.in_place(function, t, other, name)

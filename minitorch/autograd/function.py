@@ -396,7 +396,7 @@ def as_outputs(result, args, ctx):
             o = alias
         outputs.append(o)
     if ctx._is_view:
-        _share_version_counter(args[0], outputs)
+        share_version_counter(args[0], outputs)
     return outputs
 
 
@@ -417,7 +417,7 @@ def _contains(sequence, obj):
     return False
 
 
-def _share_version_counter(base, outputs):
+def share_version_counter(base, outputs):
     """A view shares its input's version counter, and remembers the tensor it looks into."""
     for t in outputs:
         t._version_counter = base._version_counter

@@ -8,7 +8,7 @@ from .._dtype import result_type, float_result, from_numpy_dtype
 from .._tensor import Tensor
 from ..autograd import anomaly_mode, grad_mode
 from ..autograd.function import (BackwardCFunction, Function, as_outputs, describe_outputs,
-                                 edge_to, finish_unrecorded, link_into_graph,
+                                 edge_to, finish_unrecorded, link_into_graph, share_version_counter,
                                  save_and_mark_dirty, _fresh_memory, _pack_saved)
 from ..autograd.graph import NO_EDGE, _sequence
 
@@ -33,6 +33,10 @@ class BuiltinBackward(BackwardCFunction):
         """Built-in ops pass only tensors or None: kept without the check a user's
         Function gets."""
         self._to_save = tensors
+
+    def mark_dirty(self, *tensors):
+        """Built-in ops mark only their tensor input: kept without the check."""
+        self._dirty = tensors
 
     @property
     def saved_arrays(self):
@@ -101,20 +105,32 @@ class BuiltinFunction(Function):
         needs = (type(first) is Tensor or isinstance(first, Tensor)) and first._requires_grad
         if len(args) == 1:
             ctx.needs_input_grad = (needs,)
+        elif len(args) == 2:
+            second = args[1]
+            needs_second = (type(second) is Tensor or isinstance(second, Tensor)) \
+                and second._requires_grad
+            ctx.needs_input_grad = (needs, needs_second)
+            needs = needs or needs_second
         else:
             ctx.needs_input_grad = tuple([isinstance(a, Tensor) and a._requires_grad
                                           for a in args])
             needs = True in ctx.needs_input_grad
         result = cls.forward(ctx, *args)                            # 2. forward
-        if cls._is_view or type(result) is tuple or ctx._dirty:
+        if type(result) is tuple or ctx._dirty:
             if ctx._dirty and not (needs and grad_mode._state.enabled) \
                     and not grad_mode._state.inference:
                 for t in ctx._dirty:        # an unrecorded in-place change (optimizers)
                     t._version_counter.version += 1
                 return result
             return _apply_general(cls, ctx, args, result, needs)
-        out = result if type(result) is Tensor else Tensor._wrap(
-            result if type(result) is np.ndarray else np.asarray(result))
+        if cls._is_view:
+            if type(result) is not np.ndarray:
+                return _apply_general(cls, ctx, args, result, needs)
+            out = Tensor._wrap(result)
+            share_version_counter(first, (out,))
+        else:
+            out = result if type(result) is Tensor else Tensor._wrap(
+                result if type(result) is np.ndarray else np.asarray(result))
         if needs and grad_mode._state.enabled:                      # 3. record
             if ctx._non_differentiable or cls._graph_inputs:
                 return _apply_general(cls, ctx, args, out, needs)
@@ -124,7 +140,7 @@ class BuiltinFunction(Function):
                 out._grad_fn, out._requires_grad = ctx, True
             if anomaly_mode._state.enabled:
                 anomaly_mode.remember_forward(ctx)
-            if len(args) > 1 and isinstance(args[1], Tensor):
+            if len(args) > 1:
                 _check_dtype_changes(ctx, args, (out,))
             if ctx._to_save:
                 ctx._saved = _pack_saved(ctx, (out,))
@@ -168,7 +184,8 @@ def _check_dtype_changes(ctx, args, outputs):
     inputs' dtypes so that backward returns each gradient in its input's dtype."""
     out = outputs[0]._data.dtype if isinstance(outputs[0], Tensor) else None
     for a in args:
-        if isinstance(a, Tensor) and a._requires_grad and a._data.dtype != out:
+        if type(a) is not np.ndarray and isinstance(a, Tensor) and a._requires_grad \
+                and a._data.dtype is not out:
             ctx._input_meta = tuple((x._data.shape, x.dtype) if isinstance(x, Tensor) and
                                     x._requires_grad else None for x in args)
             return

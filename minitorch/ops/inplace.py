@@ -149,6 +149,8 @@ def _scaled_values(b, alpha, dtype):
     then the result cast, as PyTorch's kernels do)."""
     if alpha == 1:
         return _values(b, dtype)
+    if b._data.dtype is dtype and dtype.kind == "f" and type(alpha) is float:
+        return b._data * alpha      # a Python float keeps the array's dtype
     return np.multiply(b._data, alpha, dtype=np.result_type(b._data, alpha)).astype(dtype, copy=False)
 
 
