@@ -423,6 +423,8 @@ def share_version_counter(base, outputs):
         t._version_counter = base._version_counter
         t._base = base if base._base is None else base._base
         t._is_inference = base._is_inference    # whatever the mode it is made in
+        if getattr(base, "_made_in_custom_function", False):
+            t._made_in_custom_function = True   # a view of such an output is one too
         if base._requires_grad and not grad_mode._state.enabled:
             t._requires_grad = True             # still a view of a tensor that requires grad
             t._view_made_without_grad = True
@@ -442,8 +444,21 @@ def _record(ctx, args, outputs):
     """Everything step 3 does for a Function: check, link, describe, save."""
     _check_in_place(ctx)
     link_into_graph(ctx, args, outputs)
+    _mark_views_of_inputs(ctx, args, outputs)
     _describe_inputs_and_outputs(ctx, args, outputs)
     save_and_mark_dirty(ctx, outputs)
+
+
+def _mark_views_of_inputs(ctx, args, outputs):
+    """An output sharing an input's memory (the input returned as it is, or a view made
+    in forward) may not be changed in place later, as in PyTorch: the change could not
+    be followed through the Function's own backward (``ops.inplace.check_in_place``)."""
+    counters = [a._version_counter for a in args if isinstance(a, Tensor)]
+    for t in outputs:
+        if isinstance(t, Tensor) and t._grad_fn is ctx and not _contains(ctx._dirty, t) \
+                and _contains(counters, t._version_counter):
+            t._made_in_custom_function = True
+            t._view_made_without_grad = False   # made under forward's no_grad, but recorded
 
 
 def link_into_graph(ctx, args, outputs):

@@ -23,7 +23,6 @@ from ..ops._common import BuiltinFunction, binary_operands, broadcast_error, wra
 from ..ops.inplace import check_in_place
 from ..ops.linalg import Addmm
 from ..autograd.grad_mode import is_grad_enabled
-from .modules._backward_hook import BackwardHookFunction
 from .parameter import Parameter
 from ._functions import activation as _act
 from ._functions import conv as _conv_ops
@@ -107,23 +106,9 @@ def relu(input, inplace=False):
         raise RuntimeError("Boolean inputs not supported for relu: convert the tensor with "
                            ".float() first")
     if inplace:
-        _check_in_place_target(input)
+        check_in_place(input)
         return ReluInplace.apply(input)
     return input.relu()
-
-
-def _check_in_place_target(input):
-    """Refuse, before any memory is touched, an in-place change autograd could not follow."""
-    node = input._grad_fn
-    if node is not None and getattr(node, "_forward_cls", None) is BackwardHookFunction:
-        raise RuntimeError(
-            f"Output {input._output_nr} of BackwardHookFunction is a view and is being modified "
-            "inplace. This view was created inside a custom Function (or because an input was "
-            "returned as-is) and the autograd logic to handle view+inplace would override the "
-            "custom backward associated with the custom Function, leading to incorrect "
-            "gradients. This behavior is forbidden. You can fix this by cloning the output of "
-            "the custom Function.")
-    check_in_place(input)
 
 
 class ReluInplace(BuiltinFunction):
@@ -710,7 +695,7 @@ def elu(input, alpha=1.0, inplace=False):
     """``x`` if ``x > 0``, else ``alpha * (exp(x) - 1)``."""
     _float_input("elu", "elu_cpu", input)
     if inplace:
-        _check_in_place_target(input)
+        check_in_place(input)
         return _act.EluInplace.apply(input, alpha)
     return _act.Elu.apply(input, alpha)
 
@@ -719,7 +704,7 @@ def leaky_relu(input, negative_slope=0.01, inplace=False):
     """``x`` if ``x > 0``, else ``negative_slope * x``."""
     _float_input("leaky_relu", "leaky_relu_cpu", input)
     if inplace:
-        _check_in_place_target(input)
+        check_in_place(input)
         return _act.LeakyReluInplace.apply(input, negative_slope)
     return _act.LeakyRelu.apply(input, negative_slope)
 
