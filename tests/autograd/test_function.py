@@ -400,3 +400,58 @@ def test_saved_non_differentiable_output_comes_back_without_graph():
     out, idx = WithIndex.apply(a)
     out.sum().backward()
     assert a.grad.tolist() == [2.0, 2.0]
+
+
+def test_tensors_inside_containers_are_not_graph_inputs():
+    """PyTorch 2.13: only tensors passed directly to apply are tracked.  A tensor inside a
+    list or dict gets no edge and no gradient; a Function whose tensors all sit in a
+    container records nothing (its result does not require grad)."""
+    class SumList(Function):
+        @staticmethod
+        def forward(ctx, xs):
+            SumList.flags = ctx.needs_input_grad
+            return xs[0] + xs[1]
+
+        @staticmethod
+        def backward(ctx, g):
+            return None
+
+    class Scaled(Function):
+        @staticmethod
+        def forward(ctx, x, extras):
+            return x * extras["scale"]
+
+        @staticmethod
+        def backward(ctx, g):
+            return g * 2, None
+
+    a = minitorch.ones(2, requires_grad=True)
+    b = minitorch.ones(2, requires_grad=True)
+    out = SumList.apply([a, b])
+    assert SumList.flags == (False,)
+    assert out.grad_fn is None and not out.requires_grad
+
+    x = minitorch.ones(2, requires_grad=True)
+    scale = minitorch.tensor(2.0, requires_grad=True)
+    y = Scaled.apply(x, {"scale": scale})
+    assert len(y.grad_fn.next_functions) == 1
+    y.sum().backward()
+    assert x.grad.tolist() == [2.0, 2.0] and scale.grad is None
+
+
+def test_gradient_for_a_tensor_that_needs_none_is_ignored():
+    """PyTorch 2.13 accepts (and drops) a gradient returned for a tensor argument that does
+    not require grad; only arguments that are no tensor must get None."""
+    class Both(Function):
+        @staticmethod
+        def forward(ctx, x, w):
+            return x * w
+
+        @staticmethod
+        def backward(ctx, g):
+            return g * 2, g * 3
+
+    x = minitorch.ones(2, requires_grad=True)
+    w = minitorch.ones(2)
+    Both.apply(x, w).sum().backward()
+    assert x.grad.tolist() == [2.0, 2.0] and w.grad is None
