@@ -594,7 +594,10 @@ def once_differentiable(backward):
 
     It then runs with grad mode off and, if a double backward is attempted
     (``create_graph=True`` with gradients that require grad), the gradients it
-    returns carry a node that raises a clear error when reached.
+    returns carry a node that raises a clear error when reached.  As in PyTorch,
+    that node hangs from a stand-in leaf, not from the gradients it received:
+    ``backward()`` reaches it and fails, while ``autograd.grad`` for chosen
+    inputs finds no path to them (an unused input, or zeros in gradgradcheck).
     """
     @functools.wraps(backward)
     def wrapper(ctx, *grad_outputs):
@@ -604,9 +607,9 @@ def once_differentiable(backward):
             grads = backward(ctx, *grad_outputs)
         if not needs_graph:
             return grads
-        links = [g for g in grad_outputs if isinstance(g, Tensor)]
         single = not isinstance(grads, tuple)
-        marked = tuple(_DelayedError.apply(g, ctx.name(), *links) if isinstance(g, Tensor) else g
+        marked = tuple(_DelayedError.apply(g.detach().requires_grad_(), ctx.name())
+                       if isinstance(g, Tensor) and g.is_floating_point() else g
                        for g in ((grads,) if single else grads))
         return marked[0] if single else marked
     return wrapper
@@ -617,7 +620,7 @@ class _DelayedError(Function):
     _backward_name = "Error"
 
     @staticmethod
-    def forward(ctx, g, name, *links):
+    def forward(ctx, g, name):
         ctx.fn_name = name
         return g._data.copy()
 

@@ -455,3 +455,34 @@ def test_gradient_for_a_tensor_that_needs_none_is_ignored():
     w = minitorch.ones(2)
     Both.apply(x, w).sum().backward()
     assert x.grad.tolist() == [2.0, 2.0] and w.grad is None
+
+
+def test_once_differentiable_error_node_hangs_from_a_stand_in_leaf():
+    """PyTorch 2.13: the Error node of a once-differentiable backward is linked to fresh
+    leaves, not to the incoming gradients.  backward() reaches it and raises; autograd.grad
+    for chosen inputs finds no path (unused input); gradgradcheck sees zeros and fails."""
+    class CubeOnce(Function):
+        @staticmethod
+        def forward(ctx, x):
+            ctx.save_for_backward(x)
+            return x ** 3
+
+        @staticmethod
+        @once_differentiable
+        def backward(ctx, grad):
+            x, = ctx.saved_tensors
+            return grad * 3 * x ** 2
+
+    x = minitorch.tensor(2.0, requires_grad=True)
+    d1, = minitorch.autograd.grad(CubeOnce.apply(x) ** 2, x, create_graph=True)
+    assert d1.item() == 192.0 and d1.requires_grad and repr(d1).endswith("grad_fn=<Error>)")
+    stand_in = d1.grad_fn.next_functions[0][0].variable
+    assert len(d1.grad_fn.next_functions) == 1 and stand_in.is_leaf
+    with pytest.raises(RuntimeError, match="appears to not have been used in the graph"):
+        minitorch.autograd.grad(d1, x)
+    assert minitorch.autograd.grad(d1, x, allow_unused=True) == (None,)
+    with pytest.raises(RuntimeError, match="marked with @once_differentiable"):
+        d1.backward()
+    assert x.grad is None
+    x64 = minitorch.tensor([0.5, -1.0, 2.0], dtype=minitorch.float64, requires_grad=True)
+    assert minitorch.autograd.gradgradcheck(CubeOnce.apply, (x64,), raise_exception=False) is False
