@@ -183,7 +183,14 @@ class BackwardCFunction(Node, FunctionCtx):
                       for i, (g, meta) in enumerate(zip(grads, self._input_meta))])
 
     def _check_gradient(self, i, grad, meta):
-        if grad is None or meta is None:
+        if grad is None:
+            return None
+        if meta is _NOT_A_TENSOR:
+            raise RuntimeError(
+                f"function {self.name()} returned a gradient different than None at position "
+                f"{i + 1}, but the corresponding forward input was not a Variable: return None "
+                "for each argument of forward that is not a tensor")
+        if meta is None:
             return None
         if not isinstance(grad, Tensor):
             raise RuntimeError(f"expected Variable or None (got {type(grad).__name__}): "
@@ -202,6 +209,8 @@ class BackwardCFunction(Node, FunctionCtx):
 
 
 _NOT_OWNED = itertools.repeat(False)
+_NOT_A_TENSOR = False       # in ``_input_meta``: the argument was no tensor (None for a
+                            # tensor that needs no gradient)
 
 
 def _fresh_memory(grad, grad_outputs, owned):
@@ -540,8 +549,9 @@ def leaf_in_place_error(tense="is being"):
 def _describe_inputs_and_outputs(ctx, args, outputs):
     """Shapes and dtypes that backward needs: to check its gradients, and to make zeros."""
     describe_outputs(ctx, outputs)
-    ctx._input_meta = tuple((a._data.shape, a.dtype) if isinstance(a, Tensor) and a._requires_grad
-                            else None for a in args)
+    ctx._input_meta = tuple(_NOT_A_TENSOR if not isinstance(a, Tensor) else
+                            (a._data.shape, a.dtype) if a._requires_grad else None
+                            for a in args)
 
 
 def describe_outputs(ctx, outputs):
@@ -601,7 +611,10 @@ def once_differentiable(backward):
 
     It then runs with grad mode off and, if a double backward is attempted
     (``create_graph=True`` with gradients that require grad), the gradients it
-    returns carry a node that raises a clear error when reached.
+    returns carry a node that raises a clear error when reached.  As in PyTorch,
+    that node hangs from a stand-in leaf, not from the gradients it received:
+    ``backward()`` reaches it and fails, while ``autograd.grad`` for chosen
+    inputs finds no path to them (an unused input, or zeros in gradgradcheck).
     """
     @functools.wraps(backward)
     def wrapper(ctx, *grad_outputs):
@@ -611,9 +624,9 @@ def once_differentiable(backward):
             grads = backward(ctx, *grad_outputs)
         if not needs_graph:
             return grads
-        links = [g for g in grad_outputs if isinstance(g, Tensor)]
         single = not isinstance(grads, tuple)
-        marked = tuple(_DelayedError.apply(g, ctx.name(), *links) if isinstance(g, Tensor) else g
+        marked = tuple(_DelayedError.apply(g.detach().requires_grad_(), ctx.name())
+                       if isinstance(g, Tensor) and g.is_floating_point() else g
                        for g in ((grads,) if single else grads))
         return marked[0] if single else marked
     return wrapper
@@ -624,7 +637,7 @@ class _DelayedError(Function):
     _backward_name = "Error"
 
     @staticmethod
-    def forward(ctx, g, name, *links):
+    def forward(ctx, g, name):
         ctx.fn_name = name
         return g._data.copy()
 
