@@ -146,7 +146,9 @@ class Node:
         return self._apply(list(grad_outputs))
 
     def __repr__(self):
-        return f"<{self.name()} object at {id(self):#x}>"
+        # The class's name, as PyTorch shows it: <AccumulateGrad object at ...>, without
+        # the C++ namespace that ``name()`` keeps (``torch::autograd::AccumulateGrad``).
+        return f"<{self.name().rsplit('::', 1)[-1]} object at {id(self):#x}>"
 
 
 class _NodeName:
