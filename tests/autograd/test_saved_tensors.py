@@ -152,3 +152,45 @@ def test_saved_tensors_hooks_nest_and_only_apply_inside():
         x.exp()
     x.exp()
     assert calls == ["inner", "outer"]
+
+
+def _detaching_hooks():
+    return saved_tensors_hooks(lambda t: t.detach().clone(), lambda packed: packed)
+
+
+def test_unpacked_tensors_keep_their_place_in_the_graph():
+    # PyTorch 2.13: what the unpack hook returns comes back as a new tensor on its memory,
+    # with the saved tensor's graph link: grad_fn for a saved output or non-leaf input,
+    # the leaf's AccumulateGrad for a leaf; as returned if the saved tensor needed no grad.
+    a = minitorch.tensor([1.0, 2.0], requires_grad=True)
+    c = minitorch.tensor([1.0, 2.0], requires_grad=True) * 1
+    w = minitorch.tensor([5.0, 6.0])
+    ones = minitorch.ones(2)
+    with saved_tensors_hooks(lambda t: None, lambda packed: ones):
+        e = a.exp()
+        m = a * c
+        n = a * w
+    out = e.grad_fn._saved_result
+    assert out is not ones and out.grad_fn is e.grad_fn and out.requires_grad
+    leaf = m.grad_fn._saved_self
+    assert leaf is not ones and leaf.grad_fn is None and leaf.requires_grad and leaf.is_leaf
+    other = m.grad_fn._saved_other
+    assert other is not ones and other.grad_fn is c.grad_fn and other.requires_grad
+    assert n.grad_fn._saved_other is ones
+
+
+def test_double_backward_through_hooked_saved_tensors():
+    # PyTorch 2.13: exp -> [e, e^2] twice; (a * a).sum() -> [2, 4] then [2, 2]
+    a = minitorch.tensor([1.0, 2.0], requires_grad=True)
+    with _detaching_hooks():
+        h = a.exp().sum()
+    (g,) = minitorch.autograd.grad(h, a, create_graph=True)
+    assert g.grad_fn.name() == "MulBackward0"
+    (g2,) = minitorch.autograd.grad(g.sum(), a)
+    assert np.allclose(g2.numpy(), np.exp([1.0, 2.0]))
+    with _detaching_hooks():
+        h = (a * a).sum()
+    (g,) = minitorch.autograd.grad(h, a, create_graph=True)
+    assert g.tolist() == [2.0, 4.0] and g.grad_fn.name() == "AddBackward0"
+    (g2,) = minitorch.autograd.grad(g.sum(), a)
+    assert g2.tolist() == [2.0, 2.0]
