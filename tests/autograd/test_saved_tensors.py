@@ -194,3 +194,34 @@ def test_double_backward_through_hooked_saved_tensors():
     assert g.tolist() == [2.0, 4.0] and g.grad_fn.name() == "AddBackward0"
     (g2,) = minitorch.autograd.grad(g.sum(), a)
     assert g2.tolist() == [2.0, 2.0]
+
+
+def test_saved_tensors_are_packed_and_unpacked_in_pytorchs_order():
+    # PyTorch 2.13: AddmmBackward0 packs (and unpacks) mat1 before mat2, MmBackward0 mat2
+    # before self, MulBackward0 other before self.
+    events = []
+
+    def pack(t):
+        events.append(("pack", tuple(t.shape)))
+        return t
+
+    def unpack(t):
+        events.append(("unpack", tuple(t.shape)))
+        return t
+
+    bias = minitorch.zeros(3, requires_grad=True)
+    mat1 = minitorch.ones(2, 4, requires_grad=True)
+    mat2 = minitorch.ones(4, 3, requires_grad=True)
+    expected = {"addmm": [(2, 4), (4, 3)], "linear": [(2, 4), (4, 3)],
+                "mm": [(4, 3), (2, 4)], "mul": [(2, 1), (2, 4)]}
+    ops = {"addmm": lambda: minitorch.addmm(bias, mat1, mat2),
+           "linear": lambda: minitorch.nn.functional.linear(mat1, mat2.t(), bias),
+           "mm": lambda: mat1 @ mat2,
+           "mul": lambda: mat1 * minitorch.ones(2, 1, requires_grad=True)}
+    for name, op in ops.items():
+        events.clear()
+        with saved_tensors_hooks(pack, unpack):
+            y = op()
+        y.sum().backward()
+        order = expected[name]
+        assert events == [("pack", s) for s in order] + [("unpack", s) for s in order], name
