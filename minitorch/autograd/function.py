@@ -30,7 +30,7 @@ import numpy as np
 from .._tensor import Tensor
 from . import anomaly_mode, grad_mode
 from .graph import Node, NO_EDGE, _sequence
-from .saved import SavedTensor, current_hooks
+from .saved import SavedTensor, current_hooks, _active as saved_hooks_in_use
 
 __all__ = ["Function", "FunctionCtx", "BackwardCFunction", "once_differentiable", "InplaceFunction",
            "edge_to"]
@@ -399,7 +399,7 @@ def as_outputs(result, args, ctx):
             o = alias
         outputs.append(o)
     if ctx._is_view:
-        _share_version_counter(args[0], outputs)
+        share_version_counter(args[0], outputs)
     return outputs
 
 
@@ -420,7 +420,7 @@ def _contains(sequence, obj):
     return False
 
 
-def _share_version_counter(base, outputs):
+def share_version_counter(base, outputs):
     """A view shares its input's version counter, and remembers the tensor it looks into."""
     for t in outputs:
         t._version_counter = base._version_counter
@@ -542,7 +542,7 @@ def _pack_saved(ctx, outputs):
     """Turn ``ctx.save_for_backward``'s tensors into SavedTensors (or None)."""
     to_save = ctx._to_save
     ctx._to_save = ()        # it may hold an output: keeping it would make a cycle
-    hooks = current_hooks()
+    hooks = current_hooks() if saved_hooks_in_use[0] else None
     saved = []
     ### BEGIN SOLUTION 5.3
     for t in to_save:
@@ -558,9 +558,11 @@ def _pack_saved(ctx, outputs):
 
 def _output_number(t, outputs, ctx):
     """The position of ``t`` among the node's differentiable outputs, or None."""
+    if t._grad_fn is not ctx:          # an input, or an output without a gradient
+        return None
     for i, o in enumerate(outputs):
         if o is t:
-            return i if t._grad_fn is ctx else None
+            return i
     return None
 
 

@@ -338,19 +338,20 @@ class NllLoss(BuiltinFunction):
 
     @staticmethod
     def forward(ctx, input, target, weight, ignore_index, reduction):
+        """``ignore_index`` is None when no target equals it (``nll_loss`` checked)."""
         x = input._data
         rows = x.reshape(-1, x.shape[-1])       # one row per sample, classes last
         labels = target.reshape(-1)
-        counted = labels != ignore_index
-        safe = np.where(counted, labels, 0)
-        w = weight[safe] if weight is not None else np.ones(len(labels), dtype=x.dtype)
-        w = np.where(counted, w, 0).astype(x.dtype)
-        ctx.safe, ctx.w, ctx.reduction = safe, w, reduction
-        ctx.input_shape, ctx.target_shape, ctx.total = x.shape, target.shape, w.sum()
-        losses = -w * rows[np.arange(len(rows)), safe]
+        safe = labels if ignore_index is None else np.where(labels == ignore_index, 0, labels)
+        picked = rows[np.arange(len(rows)), safe]
+        w = _sample_weights(labels, weight, ignore_index, x.dtype)
+        ctx.safe, ctx.w, ctx.reduction, ctx.dtype = safe, w, reduction, x.dtype
+        ctx.input_shape, ctx.target_shape = x.shape, target.shape
+        ctx.total = len(labels) if w is None else w.sum()
+        losses = -picked if w is None else -w * picked
         if reduction == "none":
             return losses.reshape(target.shape)
-        total = losses.sum()
+        total = np.add.reduce(losses)
         return np.asarray(total / ctx.total if reduction == "mean" else total, dtype=x.dtype)
 
     @staticmethod
@@ -388,12 +389,23 @@ class NllLoss2d(NllLoss):
         return np.moveaxis(grad_rows, -1, 1), None, None, None, None
 
 
+def _sample_weights(labels, weight, ignore_index, dtype):
+    """Each sample's weight: its class's weight, 0 for an ignored target; None when
+    every sample counts once (no class weights, nothing ignored)."""
+    if weight is None and ignore_index is None:
+        return None
+    counted = labels != ignore_index
+    w = weight[np.where(counted, labels, 0)] if weight is not None else np.ones(len(labels))
+    return np.where(counted, w, 0).astype(dtype)
+
+
 def _nll_slope(ctx):
-    """d loss / d input, one row per sample: minus the weight (over the total, for the
-    mean) at each sample's target class, zero elsewhere."""
-    scale = ctx.w / ctx.total if ctx.reduction == "mean" else ctx.w
-    slope = np.zeros((len(ctx.w), ctx.input_shape[-1]), dtype=ctx.w.dtype)
-    slope[np.arange(len(ctx.w)), ctx.safe] = -scale
+    """d loss / d input, one row per sample: minus the sample's weight (over the total,
+    for the mean) at its target class, zero elsewhere."""
+    n = len(ctx.safe)
+    weight = 1.0 if ctx.w is None else ctx.w
+    slope = np.zeros((n, ctx.input_shape[-1]), dtype=ctx.dtype)
+    slope[np.arange(n), ctx.safe] = -weight / ctx.total if ctx.reduction == "mean" else -weight
     return slope
 
 
@@ -415,11 +427,19 @@ def _check_target_dtype(target):
                            f"{target.dtype.type_name}")
 
 
-def _check_targets_in_range(target, n_classes, ignore_index):
-    t = target._data
-    bad = (t != ignore_index) & ((t < 0) | (t >= n_classes))
+def _targets_in_range(t, n_classes, ignore_index):
+    """Refuse a target that is neither a class nor ``ignore_index``; return True if some
+    target is ``ignore_index``."""
+    if t.size == 0:
+        return False
+    low, high = np.minimum.reduce(t, axis=None), np.maximum.reduce(t, axis=None)
+    if 0 <= low and high < n_classes:
+        return low <= ignore_index <= high and bool((t == ignore_index).any())
+    ignored = t == ignore_index
+    bad = ~ignored & ((t < 0) | (t >= n_classes))
     if bad.any():
         raise IndexError(f"Target {int(t[bad][0])} is out of bounds.")
+    return True
 
 
 def _check_1d_target(target):
@@ -462,6 +482,12 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
     if input.ndim == 0:
         raise ValueError("Expected 1 or more dimensions (got 0)")
     _check_float(input, "nll_loss_out_frame")
+    return _nll(input, target, weight, ignore_index, reduction)
+
+
+def _nll(input, target, weight, ignore_index, reduction):
+    """``nll_loss`` once its arguments' types are checked: the layout checks, then the
+    node for the layout."""
     if input.ndim == 1:
         _check_1d_target(target)
     else:
@@ -469,7 +495,8 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
         if input.ndim > 2:
             _check_spatial_target(input, target)
     n_classes = input.shape[0] if input.ndim == 1 else input.shape[1]
-    _check_targets_in_range(target, n_classes, ignore_index)
+    if not _targets_in_range(target._data, n_classes, ignore_index):
+        ignore_index = None                 # no target is ignored: the simple case
     w = _check_nll_weight(weight, n_classes)
     if input.ndim <= 2:
         return NllLoss.apply(input, target._data, w, ignore_index, reduction)
@@ -511,8 +538,8 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
         return _soft_cross_entropy(logp, target, weight, reduction, label_smoothing, class_dim)
     if input.ndim == 0:
         raise ValueError("Expected 1 or more dimensions (got 0)")
-    logp = input.log_softmax(class_dim)
-    loss = nll_loss(logp, target, weight, ignore_index=ignore_index, reduction=reduction)
+    logp = ops.LogSoftmax.apply(input, class_dim)           # the input was checked above
+    loss = _nll(logp, target, weight, ignore_index, reduction)
     if not label_smoothing:
         return loss
     return _smoothed(loss, logp, target, weight, ignore_index, reduction, label_smoothing,
