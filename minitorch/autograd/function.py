@@ -131,7 +131,10 @@ class BackwardCFunction(Node, FunctionCtx):
                 return (None,) * len(self._next_edges)
             if self.materialize_grads:
                 grad_outputs = _zeros_for_missing(grad_outputs, self._output_meta)
-        grads = self._forward_cls.backward(self, *grad_outputs)
+        if anomaly_mode._state.enabled:
+            grads = anomaly_mode.run_backward(self, grad_outputs)
+        else:
+            grads = self._forward_cls.backward(self, *grad_outputs)
         if type(grads) is not tuple:
             grads = (grads,)
         if self._input_meta is not None:

@@ -149,7 +149,9 @@ class Node:
         return results[0] if len(results) == 1 else results
 
     def __repr__(self):
-        return f"<{self.name()} object at {id(self):#x}>"
+        # The class's name, as PyTorch shows it: <AccumulateGrad object at ...>, without
+        # the C++ namespace that ``name()`` keeps (``torch::autograd::AccumulateGrad``).
+        return f"<{self.name().rsplit('::', 1)[-1]} object at {id(self):#x}>"
 
 
 class _NodeName:

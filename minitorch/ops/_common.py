@@ -48,7 +48,7 @@ class BuiltinBackward(BackwardCFunction):
         on_arrays = self._forward_cls.backward_on_arrays
         grad = grad_outputs[0]
         if on_arrays is None or grad is None or grad_mode._state.enabled or self._hooked \
-                or self._input_meta is not None:
+                or self._input_meta is not None or anomaly_mode._state.enabled:
             return BackwardCFunction._run_backward(self, grad_outputs, owned)
         return _wrap_array_results(on_arrays(self, grad._data), grad, owned[0])
 

@@ -154,7 +154,7 @@ class Bmm(BuiltinFunction):
 class Addmm(BuiltinFunction):
     """``bias + a @ b`` in one node: what ``nn.Linear`` records (with ``b = weight.t()``)."""
     _backward_name = "AddmmBackward0"
-    _saved_names = ("mat2", "mat1")
+    _saved_names = ("mat1", "mat2")       # PyTorch packs (and unpacks) mat1 first
 
     @staticmethod
     def forward(ctx, bias, a, b):
@@ -164,7 +164,7 @@ class Addmm(BuiltinFunction):
                 f"mat1 and mat2 shapes cannot be multiplied ({_shape_text(a.shape)} and "
                 f"{_shape_text(b.shape)})")
         need_bias, need_a, need_b = ctx.needs_input_grad
-        ctx.save_for_backward(b if need_a else None, a if need_b else None)
+        ctx.save_for_backward(a if need_b else None, b if need_a else None)
         ctx.bias_shape = bias._data.shape
         ctx.b_transposed = _transposed(b._data)
         out = a._data @ b._data
@@ -173,7 +173,7 @@ class Addmm(BuiltinFunction):
 
     @staticmethod
     def backward(ctx, grad):
-        b, a = ctx.saved_tensors
+        a, b = ctx.saved_tensors
         need_bias = ctx.needs_input_grad[0]
         return (grad.sum_to_size(ctx.bias_shape) if need_bias else None,
                 grad.mm(b.t()) if b is not None else None,
@@ -181,7 +181,7 @@ class Addmm(BuiltinFunction):
 
     @staticmethod
     def backward_on_arrays(ctx, grad):
-        b, a = ctx.saved_arrays
+        a, b = ctx.saved_arrays
         need_bias = ctx.needs_input_grad[0]
         return (_bias_gradient(grad, ctx.bias_shape) if need_bias else None,
                 grad @ b.T if b is not None else None,
