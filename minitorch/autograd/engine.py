@@ -231,7 +231,8 @@ class GraphTask:
             for tensor, grad in self.retained:
                 accumulate_grad(tensor, grad, owned=False)
         for node, grad, _ in self.leaf_gradients:
-            call_accumulated_hooks(node, grad)
+            if node._post_hooks or node.variable._post_accumulate_grad_hooks:
+                call_accumulated_hooks(node, grad)
 
 
 def _positions_by_node(targets):

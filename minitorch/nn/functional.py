@@ -397,17 +397,19 @@ def _nll_slope(ctx):
 def _check_class_targets(input, target):
     """PyTorch's checks, in its order: batch sizes, one target per sample (for (N, C)
     inputs), integer classes."""
-    batch = target.shape[0] if target.ndim else 0
-    if input.shape[0] != batch:
-        raise ValueError(f"Expected input batch_size ({input.shape[0]}) to match target "
+    x, t = input._data, target._data
+    batch = t.shape[0] if t.ndim else 0
+    if x.shape[0] != batch:
+        raise ValueError(f"Expected input batch_size ({x.shape[0]}) to match target "
                          f"batch_size ({batch}).")
-    if input.ndim == 2 and target.ndim > 1:
+    if x.ndim == 2 and t.ndim > 1:
         raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
     _check_target_dtype(target)
 
 
 def _check_target_dtype(target):
-    if target.dtype.name not in ("int64", "uint8"):
+    d = target._data.dtype
+    if not (d.kind == "i" and d.itemsize == 8 or d.kind == "u" and d.itemsize == 1):
         raise RuntimeError(f"expected target dtype to be Long or Byte, but got "
                            f"{target.dtype.type_name}")
 

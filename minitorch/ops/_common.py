@@ -9,7 +9,8 @@ from .._tensor import Tensor
 from ..autograd import anomaly_mode, grad_mode
 from ..autograd.function import (BackwardCFunction, Function, as_outputs, describe_outputs,
                                  edge_to, finish_unrecorded, link_into_graph, share_version_counter,
-                                 save_and_mark_dirty, _fresh_memory, _pack_saved)
+                                 save_and_mark_dirty, _fresh_memory, _pack_saved,
+                                 _only_graph_inputs)
 from ..autograd.graph import NO_EDGE, _sequence
 
 __all__ = ["BuiltinFunction", "unbroadcast", "sum_to_shape", "binary_operands", "as_float",
@@ -70,9 +71,11 @@ def _wrap_array_results(results, grad, grad_owned):
             owns.append(grad_owned)
             grad_owned = False          # passed on once; a second copy is shared
         else:
-            t = Tensor._wrap(r if type(r) is np.ndarray else np.asarray(r))
+            if type(r) is not np.ndarray:
+                r = np.asarray(r)
+            t = Tensor._wrap(r)
             tensors.append(t)
-            owns.append(t._data.base is None or _fresh_memory(t, (grad,), (grad_owned,)))
+            owns.append(r.base is None or _fresh_memory(t, (grad,), (grad_owned,)))
     return tensors, owns
 
 
@@ -132,10 +135,12 @@ class BuiltinFunction(Function):
             out = result if type(result) is Tensor else Tensor._wrap(
                 result if type(result) is np.ndarray else np.asarray(result))
         if needs and grad_mode._state.enabled:                      # 3. record
-            if ctx._non_differentiable or cls._graph_inputs:
+            if ctx._non_differentiable:
                 return _apply_general(cls, ctx, args, out, needs)
             ctx._seq_nr = next(_sequence)
             ctx._next_edges = _edges(ctx, args)
+            if cls._graph_inputs:
+                ctx._next_edges = _only_graph_inputs(ctx._next_edges, args, cls._graph_inputs)
             if out._data.dtype.kind == "f":
                 out._grad_fn, out._requires_grad = ctx, True
             if anomaly_mode._state.enabled:
