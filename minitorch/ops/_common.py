@@ -145,7 +145,8 @@ class BuiltinFunction(Function):
                 out._grad_fn, out._requires_grad = ctx, True
             if anomaly_mode._state.enabled:
                 anomaly_mode.remember_forward(ctx)
-            if len(args) > 1:
+            if len(args) > 2 or len(args) == 2 and type(args[1]) is not float \
+                    and isinstance(args[1], Tensor):
                 _check_dtype_changes(ctx, args, (out,))
             if ctx._to_save:
                 ctx._saved = _pack_saved(ctx, (out,))
