@@ -223,7 +223,7 @@ def _reduce(loss, reduction):
 
 
 def _check_float(input, kernel):
-    if not input.is_floating_point():
+    if input._data.dtype.kind != "f":
         raise NotImplementedError(f'"{kernel}" not implemented for '
                                   f"'{input.dtype.type_name}': the input must be a floating "
                                   "point tensor (convert it with .float())")
@@ -475,19 +475,20 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
 def _nll(input, target, weight, ignore_index, reduction):
     """``nll_loss`` once its arguments' types are checked: the layout checks, then the
     node for the layout."""
-    if input.ndim == 1:
+    ndim = input._data.ndim
+    if ndim == 1:
         _check_1d_target(target)
     else:
         _check_class_targets(input, target)
-        if input.ndim > 2:
+        if ndim > 2:
             _check_spatial_target(input, target)
-    n_classes = input.shape[0] if input.ndim == 1 else input.shape[1]
+    n_classes = input._data.shape[0 if ndim == 1 else 1]
     if not _targets_in_range(target._data, n_classes, ignore_index):
         ignore_index = None                 # no target is ignored: the simple case
     w = _check_nll_weight(weight, n_classes)
-    if input.ndim <= 2:
+    if ndim <= 2:
         return NllLoss.apply(input, target._data, w, ignore_index, reduction)
-    if input.ndim == 4:
+    if ndim == 4:
         return NllLoss2d.apply(input, target._data, w, ignore_index, reduction)
     # other spatial layouts go through the 2-d loss, as (N, C, d1, rest) images
     n, c, d1 = input.shape[:3]
@@ -514,8 +515,8 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
     if label_smoothing > 1.0:
         raise RuntimeError(f"label_smoothing must be between 0.0 and 1.0. Got: "
                            f"{label_smoothing}")
-    class_dim = 0 if input.ndim <= 1 else 1
-    if target.shape == input.shape:         # one probability per class
+    class_dim = 0 if input._data.ndim <= 1 else 1
+    if target._data.shape == input._data.shape:         # one probability per class
         if not target.is_floating_point():
             raise RuntimeError("Expected floating point type for target with class "
                                f"probabilities, got {target.dtype.type_name}: give class "
@@ -523,7 +524,7 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
                                "as floats")
         logp = input.log_softmax(class_dim)
         return _soft_cross_entropy(logp, target, weight, reduction, label_smoothing, class_dim)
-    if input.ndim == 0:
+    if input._data.ndim == 0:
         raise ValueError("Expected 1 or more dimensions (got 0)")
     logp = ops.LogSoftmax.apply(input, class_dim)           # the input was checked above
     loss = _nll(logp, target, weight, ignore_index, reduction)
