@@ -113,6 +113,16 @@ for _name in ["atan2", "arctan2", "lerp"] + ["add", "sub", "subtract", "mul", "m
               "remainder", "floor_divide", "eq", "ne", "lt", "le", "gt", "ge"]:
     globals()[_name] = _binary(_name)
 
+# In-place forms that PyTorch also offers as functions: ``torch.sin_(x)`` is ``x.sin_()``.
+INPLACE_FUNCTIONS = ["abs_", "acos_", "asin_", "atan_", "ceil_", "clamp_", "clip_", "cos_",
+                     "cosh_", "detach_", "erf_", "exp2_", "exp_", "expm1_", "fill_", "floor_",
+                     "frac_", "log10_", "log1p_", "log2_", "log_", "neg_", "reciprocal_",
+                     "round_", "rsqrt_", "sigmoid_", "sin_", "sinh_", "sqrt_", "square_", "tan_",
+                     "tanh_", "trunc_", "zero_"]
+for _name in INPLACE_FUNCTIONS:
+    globals()[_name] = _method(_name)
+__all__ += INPLACE_FUNCTIONS
+
 del _name
 
 

@@ -146,7 +146,10 @@ class Node:
         return self._apply(list(grad_outputs))
 
     def __repr__(self):
-        return f"<{self.name()} object at {id(self):#x}>"
+        # PyTorch's C++ nodes print their class name: ``<AccumulateGrad object at 0x...>``,
+        # although ``name()`` says ``torch::autograd::AccumulateGrad``.
+        name = self.name().replace("torch::autograd::", "")
+        return f"<{name} object at {id(self):#x}>"
 
 
 class _NodeName:
