@@ -11,7 +11,8 @@ import types
 
 from . import _dtype
 
-__all__ = ["device", "cuda", "backends", "accelerator", "parse_to", "no_cuda_error"]
+__all__ = ["device", "cuda", "backends", "accelerator", "set_default_device",
+           "get_default_device", "parse_to", "no_cuda_error"]
 
 
 class device:
@@ -183,3 +184,17 @@ for _name in ("current_device_index", "current_device_idx", "set_device_index",
               "max_memory_reserved", "memory_stats", "reset_peak_memory_stats"):
     setattr(accelerator, _name, _no_accelerator)
 del _name
+
+
+def set_default_device(device):
+    """Where new tensors go: the CPU (or None, the same).  PyTorch accepts "cuda" here
+    and fails at the next creation; minitorch refuses it at once, with the reason."""
+    check_device(device)
+
+
+def get_default_device():
+    """Always ``device(type='cpu')``."""
+    return _CPU
+
+
+_CPU = device("cpu")
