@@ -40,7 +40,7 @@ class tensortype(type):
         if tensor.dtype != cls.dtype:
             raise TypeError(f"expected {cls.dtype} (got {tensor.dtype}): convert it first, "
                             f"e.g. tensor.to({cls.dtype})")
-        return tensor.detach()
+        return tensor.view_as(tensor)       # a view: same memory, same graph
 
     def _from_data(cls, data):
         if isinstance(data, str):
