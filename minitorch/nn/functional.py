@@ -37,7 +37,8 @@ __all__ = ["linear", "relu", "sigmoid", "tanh", "softmax", "log_softmax", "dropo
            "gelu", "elu", "leaky_relu", "softplus", "dropout2d", "binary_cross_entropy",
            "binary_cross_entropy_with_logits", "l1_loss", "smooth_l1_loss", "huber_loss",
            "one_hot", "pad", "conv1d", "conv2d", "max_pool2d", "avg_pool2d",
-           "adaptive_avg_pool2d", "layer_norm", "embedding"]
+           "adaptive_avg_pool2d", "layer_norm", "embedding", "silu", "logsigmoid", "hardtanh",
+           "hardtanh_", "relu6"]
 
 
 # ----- argument checks --------------------------------------------------------------------
@@ -701,6 +702,43 @@ def softplus(input, beta=1.0, threshold=20.0):
     """``log(1 + exp(beta * x)) / beta``: a smooth ReLU (``x`` itself past ``threshold``)."""
     _float_input("softplus", "softplus_cpu", input)
     return _act.Softplus.apply(input, beta, threshold)
+
+
+def silu(input, inplace=False):
+    """``x * sigmoid(x)`` (swish).  ``inplace=True`` writes the result into ``input``."""
+    _float_input("silu", "silu_cpu", input)
+    if inplace:
+        _check_in_place_target(input)
+        source = input.clone() if input.requires_grad and is_grad_enabled() else input
+        return input.copy_(_act.Silu.apply(source))     # backward needs the values before
+    return _act.Silu.apply(input)
+
+
+def logsigmoid(input):
+    """``log(sigmoid(x))``, without overflow for large ``|x|``."""
+    _float_input("logsigmoid", "log_sigmoid_cpu", input)
+    return _act.LogSigmoid.apply(input)
+
+
+def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
+    """``x`` clipped to ``[min_val, max_val]``; gradient 1 strictly inside, 0 elsewhere."""
+    _check_tensor("hardtanh", "input", 1, input)
+    if min_val > max_val:
+        raise ValueError("min_val cannot be greater than max_val")
+    if inplace:
+        _check_in_place_target(input)
+        return _act.HardtanhInplace.apply(input, min_val, max_val)
+    return _act.Hardtanh.apply(input, min_val, max_val)
+
+
+def hardtanh_(input, min_val=-1.0, max_val=1.0):
+    """``hardtanh`` written into ``input``."""
+    return hardtanh(input, min_val, max_val, inplace=True)
+
+
+def relu6(input, inplace=False):
+    """``min(max(0, x), 6)``: ``hardtanh(x, 0, 6)``, as PyTorch computes it."""
+    return hardtanh(input, 0.0, 6.0, inplace)
 
 
 # ----- dropout2d -----------------------------------------------------------------------------
