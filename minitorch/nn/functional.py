@@ -22,7 +22,9 @@ from .. import ops
 from ..ops._common import BuiltinFunction, binary_operands, broadcast_error, wrap
 from ..ops.inplace import check_in_place
 from ..ops.linalg import Addmm
-from ..autograd.grad_mode import is_grad_enabled
+from ..autograd.grad_mode import is_grad_enabled, no_grad as _no_grad
+from .. import _functions as torch_functions
+from .._dtype import result_type
 from .modules._backward_hook import BackwardHookFunction
 from .parameter import Parameter
 from ._functions import activation as _act
@@ -38,7 +40,7 @@ __all__ = ["linear", "relu", "sigmoid", "tanh", "softmax", "log_softmax", "dropo
            "binary_cross_entropy_with_logits", "l1_loss", "smooth_l1_loss", "huber_loss",
            "one_hot", "pad", "conv1d", "conv2d", "max_pool2d", "avg_pool2d",
            "adaptive_avg_pool2d", "layer_norm", "embedding", "silu", "logsigmoid", "hardtanh",
-           "hardtanh_", "relu6"]
+           "hardtanh_", "relu6", "normalize", "cosine_similarity", "kl_div"]
 
 
 # ----- argument checks --------------------------------------------------------------------
@@ -739,6 +741,63 @@ def hardtanh_(input, min_val=-1.0, max_val=1.0):
 def relu6(input, inplace=False):
     """``min(max(0, x), 6)``: ``hardtanh(x, 0, 6)``, as PyTorch computes it."""
     return hardtanh(input, 0.0, 6.0, inplace)
+
+
+# ----- normalize, cosine_similarity, kl_div: compositions, as in PyTorch -------------------------
+def normalize(input, p=2.0, dim=1, eps=1e-12, out=None):
+    """``input`` divided by its ``p``-norm along ``dim`` (at least ``eps``), so each slice
+    has norm 1; written with differentiable ops, the graph PyTorch records too."""
+    denom = input.norm(p, dim, keepdim=True).clamp(min=eps).expand_as(input)
+    if out is None:
+        return input / denom
+    return torch_functions.div(input, denom, out=out)
+
+
+def cosine_similarity(x1, x2, dim=1, eps=1e-8):
+    """``x1 . x2 / (|x1| |x2|)`` along ``dim`` (after broadcasting).  Each input is divided
+    by its norm first (which keeps the result within [-1, 1]); the norms are raised to
+    ``eps`` outside the graph, as PyTorch does, so the gradient treats them as plain norms."""
+    _check_tensor("cosine_similarity", "x1", 1, x1)
+    _check_tensor("cosine_similarity", "x2", 2, x2)
+    dtype = result_type(x1, x2)
+    if not dtype.is_floating_point:
+        raise RuntimeError(f"expected common dtype to be floating point, yet common dtype is "
+                           f"{dtype.type_name}. Convert the inputs with .float().")
+    x1, x2 = (x.to(dtype) if x.dtype != dtype else x for x in (x1, x2))
+    try:
+        x1, x2 = torch_functions.broadcast_tensors(x1, x2)
+    except RuntimeError:
+        raise broadcast_error(x1._data, x2._data) from None
+    n1 = x1.norm(2, dim, keepdim=True).clone()
+    n2 = x2.norm(2, dim, keepdim=True).clone()
+    with _no_grad():
+        n1.clamp_(min=eps)
+        n2.clamp_(min=eps)
+    return ((x1 / n1) * (x2 / n2)).sum(dim)
+
+
+def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_target=False):
+    """``target * (log(target) - input)`` summed as ``reduction`` says, with ``input`` given
+    as log-probabilities (and ``target`` too if ``log_target``).  ``batchmean`` divides the
+    sum by the batch size, which is the mathematical KL divergence; ``mean`` divides by
+    every element and warns, as PyTorch does."""
+    if size_average is not None or reduce is not None:
+        reduction = _legacy_reduction(size_average, reduce, stacklevel=3)
+    if reduction not in _REDUCTIONS + ("batchmean",):
+        raise ValueError(f"{reduction} is not a valid value for reduction")
+    if reduction == "mean":
+        warnings.warn("reduction: 'mean' divides the total loss by both the batch size and the "
+                      "support size.'batchmean' divides only by the batch size, and aligns with "
+                      "the KL div math definition.'mean' will be changed to behave the same as "
+                      "'batchmean' in the next major release.", UserWarning, stacklevel=2)
+    if log_target:
+        pointwise = target.exp() * (target - input)
+    else:
+        plogp = ops.where(target > 0, target * target.log(), 0.0)      # 0 log 0 = 0
+        pointwise = plogp - target * input
+    if reduction == "batchmean" and input.ndim != 0:
+        return pointwise.sum() / input.shape[0]
+    return _reduce(pointwise, "sum" if reduction == "batchmean" else reduction)
 
 
 # ----- dropout2d -----------------------------------------------------------------------------

@@ -14,7 +14,8 @@ from .sparse import Embedding
 from .conv import Conv1d, Conv2d
 from .pooling import MaxPool2d, AvgPool2d, AdaptiveAvgPool2d
 from .loss import (MSELoss, CrossEntropyLoss, NLLLoss, L1Loss, SmoothL1Loss, HuberLoss, BCELoss,
-                   BCEWithLogitsLoss)
+                   BCEWithLogitsLoss, KLDivLoss)
+from .distance import CosineSimilarity
 
 __all__ = ["Module", "Linear", "Identity", "ReLU", "Sigmoid", "Tanh", "Softmax", "LogSoftmax",
            "LeakyReLU", "GELU", "ELU", "Softplus", "SiLU", "LogSigmoid", "Hardtanh", "ReLU6",
@@ -22,4 +23,4 @@ __all__ = ["Module", "Linear", "Identity", "ReLU", "Sigmoid", "Tanh", "Softmax",
            "Unflatten", "Dropout", "Dropout2d", "BatchNorm1d", "BatchNorm2d", "LayerNorm",
            "Embedding", "Conv1d", "Conv2d", "MaxPool2d", "AvgPool2d", "AdaptiveAvgPool2d",
            "MSELoss", "CrossEntropyLoss", "NLLLoss", "L1Loss", "SmoothL1Loss", "HuberLoss",
-           "BCELoss", "BCEWithLogitsLoss"]
+           "BCELoss", "BCEWithLogitsLoss", "KLDivLoss", "CosineSimilarity"]
