@@ -40,7 +40,7 @@ __all__ = ["linear", "relu", "sigmoid", "tanh", "softmax", "log_softmax", "dropo
            "binary_cross_entropy_with_logits", "l1_loss", "smooth_l1_loss", "huber_loss",
            "one_hot", "pad", "conv1d", "conv2d", "max_pool2d", "avg_pool2d",
            "adaptive_avg_pool2d", "layer_norm", "embedding", "silu", "logsigmoid", "hardtanh",
-           "hardtanh_", "relu6", "normalize", "cosine_similarity", "kl_div"]
+           "hardtanh_", "relu6", "normalize", "cosine_similarity", "kl_div", "group_norm"]
 
 
 # ----- argument checks --------------------------------------------------------------------
@@ -1282,6 +1282,28 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
     _check_float(input, "LayerNormKernelImpl")
     _check_same_dtype(input, weight, bias)
     return _norm_ops.NativeLayerNorm.apply(input, weight, bias, n, eps)
+
+
+def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):
+    """Normalise each group of ``num_groups`` consecutive channels of each sample over its
+    channels and positions, then scale and shift each channel.  Input ``(N, C, *)``."""
+    _check_tensor("group_norm", "input", 1, input)
+    if input.ndim < 2:
+        raise RuntimeError(f"Expected at least 2 dimensions for input tensor but received "
+                           f"{input.ndim}")
+    channels = input.shape[1]
+    if channels % num_groups:
+        raise RuntimeError(f"Expected number of channels in input to be divisible by "
+                           f"num_groups, but got input of shape {list(input.shape)} and "
+                           f"num_groups={num_groups}")
+    for name, p in (("weight", weight), ("bias", bias)):
+        if p is not None and (p.ndim != 1 or p.shape[0] != channels):
+            raise RuntimeError(f"Expected {name} to be a vector of size equal to the number of "
+                               f"channels in input, but got {name} of shape {list(p.shape)} "
+                               f"and input of shape {list(input.shape)}")
+    _float_input("group_norm", "GroupNormKernelImpl", input)
+    _check_same_dtype(input, weight, bias)
+    return _norm_ops.NativeGroupNorm.apply(input, weight, bias, num_groups, eps)
 
 
 def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0,

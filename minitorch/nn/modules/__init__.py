@@ -9,7 +9,7 @@ from .container import Sequential, ModuleList, ModuleDict, ParameterList, Parame
 from .flatten import Flatten, Unflatten
 from .dropout import Dropout, Dropout2d
 from .batchnorm import BatchNorm1d, BatchNorm2d
-from .normalization import LayerNorm
+from .normalization import LayerNorm, GroupNorm
 from .sparse import Embedding
 from .conv import Conv1d, Conv2d
 from .pooling import MaxPool2d, AvgPool2d, AdaptiveAvgPool2d
@@ -21,6 +21,7 @@ __all__ = ["Module", "Linear", "Identity", "ReLU", "Sigmoid", "Tanh", "Softmax",
            "LeakyReLU", "GELU", "ELU", "Softplus", "SiLU", "LogSigmoid", "Hardtanh", "ReLU6",
            "Sequential", "ModuleList", "ModuleDict", "ParameterList", "ParameterDict", "Flatten",
            "Unflatten", "Dropout", "Dropout2d", "BatchNorm1d", "BatchNorm2d", "LayerNorm",
+           "GroupNorm",
            "Embedding", "Conv1d", "Conv2d", "MaxPool2d", "AvgPool2d", "AdaptiveAvgPool2d",
            "MSELoss", "CrossEntropyLoss", "NLLLoss", "L1Loss", "SmoothL1Loss", "HuberLoss",
            "BCELoss", "BCEWithLogitsLoss", "KLDivLoss", "CosineSimilarity"]
