@@ -22,6 +22,8 @@ from ._random import (manual_seed, seed, initial_seed, Generator, get_rng_state,
 from . import autograd  # noqa: E402
 from .autograd.grad_mode import (no_grad, enable_grad, set_grad_enabled, is_grad_enabled,  # noqa
                                  inference_mode, is_inference_mode_enabled)
+from .autograd.anomaly_mode import (is_anomaly_enabled,  # noqa: E402
+                                    is_anomaly_check_nan_enabled)
 from ._functions import *  # noqa: E402,F401,F403
 from ._tensor_str import set_printoptions  # noqa: E402,F401
 from ._legacy import *  # noqa: E402,F401,F403

@@ -25,7 +25,6 @@ from ..ops.linalg import Addmm
 from ..autograd.grad_mode import is_grad_enabled, no_grad as _no_grad
 from .. import _functions as torch_functions
 from .._dtype import result_type
-from .modules._backward_hook import BackwardHookFunction
 from .parameter import Parameter
 from ._functions import activation as _act
 from ._functions import conv as _conv_ops
@@ -110,23 +109,9 @@ def relu(input, inplace=False):
         raise RuntimeError("Boolean inputs not supported for relu: convert the tensor with "
                            ".float() first")
     if inplace:
-        _check_in_place_target(input)
+        check_in_place(input)
         return ReluInplace.apply(input)
     return input.relu()
-
-
-def _check_in_place_target(input):
-    """Refuse, before any memory is touched, an in-place change autograd could not follow."""
-    node = input._grad_fn
-    if node is not None and getattr(node, "_forward_cls", None) is BackwardHookFunction:
-        raise RuntimeError(
-            f"Output {input._output_nr} of BackwardHookFunction is a view and is being modified "
-            "inplace. This view was created inside a custom Function (or because an input was "
-            "returned as-is) and the autograd logic to handle view+inplace would override the "
-            "custom backward associated with the custom Function, leading to incorrect "
-            "gradients. This behavior is forbidden. You can fix this by cloning the output of "
-            "the custom Function.")
-    check_in_place(input)
 
 
 class ReluInplace(BuiltinFunction):
@@ -341,19 +326,20 @@ class NllLoss(BuiltinFunction):
 
     @staticmethod
     def forward(ctx, input, target, weight, ignore_index, reduction):
+        """``ignore_index`` is None when no target equals it (``nll_loss`` checked)."""
         x = input._data
         rows = x.reshape(-1, x.shape[-1])       # one row per sample, classes last
         labels = target.reshape(-1)
-        counted = labels != ignore_index
-        safe = np.where(counted, labels, 0)
-        w = weight[safe] if weight is not None else np.ones(len(labels), dtype=x.dtype)
-        w = np.where(counted, w, 0).astype(x.dtype)
-        ctx.safe, ctx.w, ctx.reduction = safe, w, reduction
-        ctx.input_shape, ctx.target_shape, ctx.total = x.shape, target.shape, w.sum()
-        losses = -w * rows[np.arange(len(rows)), safe]
+        safe = labels if ignore_index is None else np.where(labels == ignore_index, 0, labels)
+        picked = rows[np.arange(len(rows)), safe]
+        w = _sample_weights(labels, weight, ignore_index, x.dtype)
+        ctx.safe, ctx.w, ctx.reduction, ctx.dtype = safe, w, reduction, x.dtype
+        ctx.input_shape, ctx.target_shape = x.shape, target.shape
+        ctx.total = len(labels) if w is None else w.sum()
+        losses = -picked if w is None else -w * picked
         if reduction == "none":
             return losses.reshape(target.shape)
-        total = losses.sum()
+        total = np.add.reduce(losses)
         return np.asarray(total / ctx.total if reduction == "mean" else total, dtype=x.dtype)
 
     @staticmethod
@@ -391,38 +377,59 @@ class NllLoss2d(NllLoss):
         return np.moveaxis(grad_rows, -1, 1), None, None, None, None
 
 
+def _sample_weights(labels, weight, ignore_index, dtype):
+    """Each sample's weight: its class's weight, 0 for an ignored target; None when
+    every sample counts once (no class weights, nothing ignored)."""
+    if weight is None and ignore_index is None:
+        return None
+    counted = labels != ignore_index
+    w = weight[np.where(counted, labels, 0)] if weight is not None else np.ones(len(labels))
+    return np.where(counted, w, 0).astype(dtype)
+
+
 def _nll_slope(ctx):
-    """d loss / d input, one row per sample: minus the weight (over the total, for the
-    mean) at each sample's target class, zero elsewhere."""
-    scale = ctx.w / ctx.total if ctx.reduction == "mean" else ctx.w
-    slope = np.zeros((len(ctx.w), ctx.input_shape[-1]), dtype=ctx.w.dtype)
-    slope[np.arange(len(ctx.w)), ctx.safe] = -scale
+    """d loss / d input, one row per sample: minus the sample's weight (over the total,
+    for the mean) at its target class, zero elsewhere."""
+    n = len(ctx.safe)
+    weight = 1.0 if ctx.w is None else ctx.w
+    slope = np.zeros((n, ctx.input_shape[-1]), dtype=ctx.dtype)
+    slope[np.arange(n), ctx.safe] = -weight / ctx.total if ctx.reduction == "mean" else -weight
     return slope
 
 
 def _check_class_targets(input, target):
     """PyTorch's checks, in its order: batch sizes, one target per sample (for (N, C)
     inputs), integer classes."""
-    batch = target.shape[0] if target.ndim else 0
-    if input.shape[0] != batch:
-        raise ValueError(f"Expected input batch_size ({input.shape[0]}) to match target "
+    x, t = input._data, target._data
+    batch = t.shape[0] if t.ndim else 0
+    if x.shape[0] != batch:
+        raise ValueError(f"Expected input batch_size ({x.shape[0]}) to match target "
                          f"batch_size ({batch}).")
-    if input.ndim == 2 and target.ndim > 1:
+    if x.ndim == 2 and t.ndim > 1:
         raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
     _check_target_dtype(target)
 
 
 def _check_target_dtype(target):
-    if target.dtype.name not in ("int64", "uint8"):
+    d = target._data.dtype
+    if not (d.kind == "i" and d.itemsize == 8 or d.kind == "u" and d.itemsize == 1):
         raise RuntimeError(f"expected target dtype to be Long or Byte, but got "
                            f"{target.dtype.type_name}")
 
 
-def _check_targets_in_range(target, n_classes, ignore_index):
-    t = target._data
-    bad = (t != ignore_index) & ((t < 0) | (t >= n_classes))
+def _targets_in_range(t, n_classes, ignore_index):
+    """Refuse a target that is neither a class nor ``ignore_index``; return True if some
+    target is ``ignore_index``."""
+    if t.size == 0:
+        return False
+    low, high = np.minimum.reduce(t, axis=None), np.maximum.reduce(t, axis=None)
+    if 0 <= low and high < n_classes:
+        return low <= ignore_index <= high and bool((t == ignore_index).any())
+    ignored = t == ignore_index
+    bad = ~ignored & ((t < 0) | (t >= n_classes))
     if bad.any():
         raise IndexError(f"Target {int(t[bad][0])} is out of bounds.")
+    return True
 
 
 def _check_1d_target(target):
@@ -465,6 +472,12 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
     if input.ndim == 0:
         raise ValueError("Expected 1 or more dimensions (got 0)")
     _check_float(input, "nll_loss_out_frame")
+    return _nll(input, target, weight, ignore_index, reduction)
+
+
+def _nll(input, target, weight, ignore_index, reduction):
+    """``nll_loss`` once its arguments' types are checked: the layout checks, then the
+    node for the layout."""
     if input.ndim == 1:
         _check_1d_target(target)
     else:
@@ -472,7 +485,8 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
         if input.ndim > 2:
             _check_spatial_target(input, target)
     n_classes = input.shape[0] if input.ndim == 1 else input.shape[1]
-    _check_targets_in_range(target, n_classes, ignore_index)
+    if not _targets_in_range(target._data, n_classes, ignore_index):
+        ignore_index = None                 # no target is ignored: the simple case
     w = _check_nll_weight(weight, n_classes)
     if input.ndim <= 2:
         return NllLoss.apply(input, target._data, w, ignore_index, reduction)
@@ -514,8 +528,8 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
         return _soft_cross_entropy(logp, target, weight, reduction, label_smoothing, class_dim)
     if input.ndim == 0:
         raise ValueError("Expected 1 or more dimensions (got 0)")
-    logp = input.log_softmax(class_dim)
-    loss = nll_loss(logp, target, weight, ignore_index=ignore_index, reduction=reduction)
+    logp = ops.LogSoftmax.apply(input, class_dim)           # the input was checked above
+    loss = _nll(logp, target, weight, ignore_index, reduction)
     if not label_smoothing:
         return loss
     return _smoothed(loss, logp, target, weight, ignore_index, reduction, label_smoothing,
@@ -686,7 +700,7 @@ def elu(input, alpha=1.0, inplace=False):
     """``x`` if ``x > 0``, else ``alpha * (exp(x) - 1)``."""
     _float_input("elu", "elu_cpu", input)
     if inplace:
-        _check_in_place_target(input)
+        check_in_place(input)
         return _act.EluInplace.apply(input, alpha)
     return _act.Elu.apply(input, alpha)
 
@@ -695,7 +709,7 @@ def leaky_relu(input, negative_slope=0.01, inplace=False):
     """``x`` if ``x > 0``, else ``negative_slope * x``."""
     _float_input("leaky_relu", "leaky_relu_cpu", input)
     if inplace:
-        _check_in_place_target(input)
+        check_in_place(input)
         return _act.LeakyReluInplace.apply(input, negative_slope)
     return _act.LeakyRelu.apply(input, negative_slope)
 
@@ -710,7 +724,7 @@ def silu(input, inplace=False):
     """``x * sigmoid(x)`` (swish).  ``inplace=True`` writes the result into ``input``."""
     _float_input("silu", "silu_cpu", input)
     if inplace:
-        _check_in_place_target(input)
+        check_in_place(input)
         source = input.clone() if input.requires_grad and is_grad_enabled() else input
         return input.copy_(_act.Silu.apply(source))     # backward needs the values before
     return _act.Silu.apply(input)
@@ -728,7 +742,7 @@ def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
     if min_val > max_val:
         raise ValueError("min_val cannot be greater than max_val")
     if inplace:
-        _check_in_place_target(input)
+        check_in_place(input)
         return _act.HardtanhInplace.apply(input, min_val, max_val)
     return _act.Hardtanh.apply(input, min_val, max_val)
 
