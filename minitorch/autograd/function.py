@@ -30,7 +30,7 @@ import numpy as np
 from .._tensor import Tensor
 from . import anomaly_mode, grad_mode
 from .graph import Node, NO_EDGE, _sequence
-from .saved import SavedTensor, current_hooks, _active as saved_hooks_in_use
+from .saved import SavedTensor, RawSavedTensor, current_hooks, _active as saved_hooks_in_use
 
 __all__ = ["Function", "FunctionCtx", "BackwardCFunction", "once_differentiable", "InplaceFunction",
            "edge_to"]
@@ -255,6 +255,13 @@ def _saved_property(i, name):
     return property(lambda node: node.saved_tensors[i], doc=f"the saved tensor {name!r}")
 
 
+def _raw_saved_property(i, name):
+    def raw(node):
+        saved = node._saved[i] if node._saved is not None else None
+        return None if saved is None else RawSavedTensor(node, saved)
+    return property(raw, doc=f"the saved tensor {name!r} itself, to register hooks on")
+
+
 class FunctionMeta(type):
     """Gives each Function subclass its own node class, named ``<Name>Backward``."""
 
@@ -269,6 +276,7 @@ class FunctionMeta(type):
                       "_builtin_node": cls._returns_new_gradients}
         for i, saved_name in enumerate(cls._saved_names):
             node_attrs["_saved_" + saved_name] = _saved_property(i, saved_name)
+            node_attrs["_raw_saved_" + saved_name] = _raw_saved_property(i, saved_name)
         node_base = getattr(cls, "_node_base", None) or BackwardCFunction
         cls._backward_cls = type(node_name, (node_base,), node_attrs)
         cls._setup_context_style = not getattr(cls.setup_context, "_is_default", False)

@@ -25,7 +25,7 @@ from .._dtype import from_numpy_dtype
 from .._tensor import Tensor
 from .graph import AccumulateGrad
 
-__all__ = ["SavedTensor", "saved_tensors_hooks", "FREED_MESSAGE"]
+__all__ = ["SavedTensor", "RawSavedTensor", "saved_tensors_hooks", "FREED_MESSAGE"]
 
 FREED_MESSAGE = (
     "Trying to backward through the graph a second time (or directly access saved tensors "
@@ -127,6 +127,40 @@ def _graph_link(tensor):
     if tensor._grad_fn is not None:
         return (tensor._grad_fn, tensor._output_nr)
     return (tensor._accumulate_grad_node(), 0)
+
+
+class RawSavedTensor:
+    """``grad_fn._raw_saved_self``: one saved tensor of a node, to give it its own pair of
+    hooks after the fact (``register_hooks(pack_hook, unpack_hook)``): the pack hook runs
+    at once, the unpack hook whenever backward or ``_saved_self`` needs the tensor."""
+
+    __slots__ = ("_node", "_saved")
+
+    def __init__(self, node, saved):
+        self._node = node
+        self._saved = saved
+
+    def register_hooks(self, pack_hook, unpack_hook):
+        if not callable(pack_hook) or not callable(unpack_hook):
+            raise TypeError("register_hooks(): incompatible function arguments: pass two "
+                            "callables, pack_hook(tensor) and unpack_hook(packed)")
+        saved = self._saved
+        if saved.freed:
+            raise RuntimeError("Calling register_hooks on a saved tensor after it has been "
+                               "freed. " + FREED_MESSAGE.split(". ", 1)[1])
+        if saved.unpack_hook is not None:
+            raise RuntimeError("Calling register_hooks on a saved tensor whose hooks have "
+                               "already been set. Hint: only one pair of hooks is allowed at "
+                               "a time.")
+        if saved.output_nr is None:
+            tensor = saved.tensor
+        else:
+            tensor = Tensor._saved_output(saved.data, saved.version_counter, self._node,
+                                          saved.output_nr)
+        saved.link = _graph_link(tensor) if saved.output_nr is None else None
+        saved.packed = pack_hook(tensor)
+        saved.unpack_hook = unpack_hook
+        saved.tensor = saved.data = None
 
 
 def _checked_unpack(unpack_hook, packed):

@@ -22,7 +22,9 @@ from .. import ops
 from ..ops._common import BuiltinFunction, binary_operands, broadcast_error, wrap
 from ..ops.inplace import check_in_place
 from ..ops.linalg import Addmm
-from ..autograd.grad_mode import is_grad_enabled
+from ..autograd.grad_mode import is_grad_enabled, no_grad as _no_grad
+from .. import _functions as torch_functions
+from .._dtype import result_type
 from .parameter import Parameter
 from ._functions import activation as _act
 from ._functions import conv as _conv_ops
@@ -36,7 +38,8 @@ __all__ = ["linear", "relu", "sigmoid", "tanh", "softmax", "log_softmax", "dropo
            "gelu", "elu", "leaky_relu", "softplus", "dropout2d", "binary_cross_entropy",
            "binary_cross_entropy_with_logits", "l1_loss", "smooth_l1_loss", "huber_loss",
            "one_hot", "pad", "conv1d", "conv2d", "max_pool2d", "avg_pool2d",
-           "adaptive_avg_pool2d", "layer_norm", "embedding"]
+           "adaptive_avg_pool2d", "layer_norm", "embedding", "silu", "logsigmoid", "hardtanh",
+           "hardtanh_", "relu6", "normalize", "cosine_similarity", "kl_div", "group_norm"]
 
 
 # ----- argument checks --------------------------------------------------------------------
@@ -718,6 +721,100 @@ def softplus(input, beta=1.0, threshold=20.0):
     return _act.Softplus.apply(input, beta, threshold)
 
 
+def silu(input, inplace=False):
+    """``x * sigmoid(x)`` (swish).  ``inplace=True`` writes the result into ``input``."""
+    _float_input("silu", "silu_cpu", input)
+    if inplace:
+        check_in_place(input)
+        source = input.clone() if input.requires_grad and is_grad_enabled() else input
+        return input.copy_(_act.Silu.apply(source))     # backward needs the values before
+    return _act.Silu.apply(input)
+
+
+def logsigmoid(input):
+    """``log(sigmoid(x))``, without overflow for large ``|x|``."""
+    _float_input("logsigmoid", "log_sigmoid_cpu", input)
+    return _act.LogSigmoid.apply(input)
+
+
+def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
+    """``x`` clipped to ``[min_val, max_val]``; gradient 1 strictly inside, 0 elsewhere."""
+    _check_tensor("hardtanh", "input", 1, input)
+    if min_val > max_val:
+        raise ValueError("min_val cannot be greater than max_val")
+    if inplace:
+        check_in_place(input)
+        return _act.HardtanhInplace.apply(input, min_val, max_val)
+    return _act.Hardtanh.apply(input, min_val, max_val)
+
+
+def hardtanh_(input, min_val=-1.0, max_val=1.0):
+    """``hardtanh`` written into ``input``."""
+    return hardtanh(input, min_val, max_val, inplace=True)
+
+
+def relu6(input, inplace=False):
+    """``min(max(0, x), 6)``: ``hardtanh(x, 0, 6)``, as PyTorch computes it."""
+    return hardtanh(input, 0.0, 6.0, inplace)
+
+
+# ----- normalize, cosine_similarity, kl_div: compositions, as in PyTorch -------------------------
+def normalize(input, p=2.0, dim=1, eps=1e-12, out=None):
+    """``input`` divided by its ``p``-norm along ``dim`` (at least ``eps``), so each slice
+    has norm 1; written with differentiable ops, the graph PyTorch records too."""
+    denom = input.norm(p, dim, keepdim=True).clamp(min=eps).expand_as(input)
+    if out is None:
+        return input / denom
+    return torch_functions.div(input, denom, out=out)
+
+
+def cosine_similarity(x1, x2, dim=1, eps=1e-8):
+    """``x1 . x2 / (|x1| |x2|)`` along ``dim`` (after broadcasting).  Each input is divided
+    by its norm first (which keeps the result within [-1, 1]); the norms are raised to
+    ``eps`` outside the graph, as PyTorch does, so the gradient treats them as plain norms."""
+    _check_tensor("cosine_similarity", "x1", 1, x1)
+    _check_tensor("cosine_similarity", "x2", 2, x2)
+    dtype = result_type(x1, x2)
+    if not dtype.is_floating_point:
+        raise RuntimeError(f"expected common dtype to be floating point, yet common dtype is "
+                           f"{dtype.type_name}. Convert the inputs with .float().")
+    x1, x2 = (x.to(dtype) if x.dtype != dtype else x for x in (x1, x2))
+    try:
+        x1, x2 = torch_functions.broadcast_tensors(x1, x2)
+    except RuntimeError:
+        raise broadcast_error(x1._data, x2._data) from None
+    n1 = x1.norm(2, dim, keepdim=True).clone()
+    n2 = x2.norm(2, dim, keepdim=True).clone()
+    with _no_grad():
+        n1.clamp_(min=eps)
+        n2.clamp_(min=eps)
+    return ((x1 / n1) * (x2 / n2)).sum(dim)
+
+
+def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_target=False):
+    """``target * (log(target) - input)`` summed as ``reduction`` says, with ``input`` given
+    as log-probabilities (and ``target`` too if ``log_target``).  ``batchmean`` divides the
+    sum by the batch size, which is the mathematical KL divergence; ``mean`` divides by
+    every element and warns, as PyTorch does."""
+    if size_average is not None or reduce is not None:
+        reduction = _legacy_reduction(size_average, reduce, stacklevel=3)
+    if reduction not in _REDUCTIONS + ("batchmean",):
+        raise ValueError(f"{reduction} is not a valid value for reduction")
+    if reduction == "mean":
+        warnings.warn("reduction: 'mean' divides the total loss by both the batch size and the "
+                      "support size.'batchmean' divides only by the batch size, and aligns with "
+                      "the KL div math definition.'mean' will be changed to behave the same as "
+                      "'batchmean' in the next major release.", UserWarning, stacklevel=2)
+    if log_target:
+        pointwise = target.exp() * (target - input)
+    else:
+        plogp = ops.where(target > 0, target * target.log(), 0.0)      # 0 log 0 = 0
+        pointwise = plogp - target * input
+    if reduction == "batchmean" and input.ndim != 0:
+        return pointwise.sum() / input.shape[0]
+    return _reduce(pointwise, "sum" if reduction == "batchmean" else reduction)
+
+
 # ----- dropout2d -----------------------------------------------------------------------------
 def dropout2d(input, p=0.5, training=True, inplace=False):
     """Zero whole channels: each ``(sample, channel)`` plane of an ``(N, C, H, W)`` input is
@@ -1200,6 +1297,28 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
     _check_float(input, "LayerNormKernelImpl")
     _check_same_dtype(input, weight, bias)
     return _norm_ops.NativeLayerNorm.apply(input, weight, bias, n, eps)
+
+
+def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):
+    """Normalise each group of ``num_groups`` consecutive channels of each sample over its
+    channels and positions, then scale and shift each channel.  Input ``(N, C, *)``."""
+    _check_tensor("group_norm", "input", 1, input)
+    if input.ndim < 2:
+        raise RuntimeError(f"Expected at least 2 dimensions for input tensor but received "
+                           f"{input.ndim}")
+    channels = input.shape[1]
+    if channels % num_groups:
+        raise RuntimeError(f"Expected number of channels in input to be divisible by "
+                           f"num_groups, but got input of shape {list(input.shape)} and "
+                           f"num_groups={num_groups}")
+    for name, p in (("weight", weight), ("bias", bias)):
+        if p is not None and (p.ndim != 1 or p.shape[0] != channels):
+            raise RuntimeError(f"Expected {name} to be a vector of size equal to the number of "
+                               f"channels in input, but got {name} of shape {list(p.shape)} "
+                               f"and input of shape {list(input.shape)}")
+    _float_input("group_norm", "GroupNormKernelImpl", input)
+    _check_same_dtype(input, weight, bias)
+    return _norm_ops.NativeGroupNorm.apply(input, weight, bias, num_groups, eps)
 
 
 def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0,
