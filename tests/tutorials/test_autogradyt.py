@@ -37,8 +37,6 @@ def test_profiled_loop_runs_as_usual():
         prof.key_averages()
 
 
-@pytest.mark.xfail(strict=True, reason="x.cos_() computes x.cos() and copies back, so the "
-                   "saved x has changed: needs the in-place unary change in _tensor.py")
 def test_in_place_cos_of_a_non_leaf():
     e = torch.tensor([0.5, 1.5], requires_grad=True)
     f = e.sin()
