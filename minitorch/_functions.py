@@ -23,7 +23,7 @@ __all__ = ["sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh", "arcsin"
            "log_softmax", "sum", "mean", "max", "min", "exp", "log", "sqrt", "abs", "sign",
            "relu", "sigmoid", "tanh", "neg", "negative", "reciprocal", "clone", "detach",
            "numel", "isnan", "isinf", "isfinite", "logical_not", "logical_and", "logical_or",
-           "logical_xor", "remainder", "floor_divide", "any", "all", "eq", "ne", "lt", "le",
+           "logical_xor", "remainder", "floor_divide", "any", "all", "nonzero", "eq", "ne", "lt", "le",
            "gt", "ge", "unflatten", "swapaxes", "sum_to_size", "absolute", "relu_"]
 
 
@@ -140,7 +140,7 @@ for _name in ["sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh", "arcs
               "reshape", "transpose", "permute", "unsqueeze", "squeeze", "t", "softmax",
               "log_softmax", "sum", "mean", "max", "min", "exp", "log", "sqrt", "abs", "sign",
               "relu", "sigmoid", "tanh", "neg", "negative", "reciprocal", "clone", "detach",
-              "numel", "isnan", "isinf", "isfinite", "logical_not", "any", "all", "unflatten",
+              "numel", "isnan", "isinf", "isfinite", "logical_not", "any", "all", "nonzero", "unflatten",
               "swapaxes", "sum_to_size", "absolute", "relu_"]:
     globals()[_name] = _method(_name)
 

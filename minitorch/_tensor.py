@@ -971,6 +971,15 @@ class Tensor:
         return Tensor._wrap(np.asarray(np.all(self._data, axis=_axis(self, dim),
                                               keepdims=keepdim)))
 
+    def nonzero(self, *, as_tuple=False):
+        """Where the nonzero elements are (int64, never recorded): one row of indices per
+        element, or with ``as_tuple=True`` one 1-D tensor per dimension (chapter 10)."""
+        found = np.nonzero(np.atleast_1d(self._data))       # a 0-d tensor counts as 1-D
+        if as_tuple:
+            return tuple(Tensor._wrap(i.astype(np.int64)) for i in found)
+        rows = np.stack(found, axis=1)[:, :self.ndim]
+        return Tensor._wrap(rows.astype(np.int64))
+
     # ================================================================================
     # Shapes and views (ops/shape.py)
     # ================================================================================
