@@ -641,23 +641,33 @@ class Tensor:
     # ================================================================================
     # Arithmetic (ops/arithmetic.py, ops/linalg.py): + - * / ** @ and friends
     # ================================================================================
+    # ``x * 0.5``: a Python number goes straight to the op that takes one (the common
+    # case, written out for speed); anything else to the dispatcher in ops/arithmetic.py.
     def __add__(self, other):
+        if type(other) is float or type(other) is int:
+            return ops.AddScalar.apply(self, other)
         return ops.add(self, other)
 
     __radd__ = __add__
 
     def __sub__(self, other):
+        if type(other) is float or type(other) is int:
+            return ops.SubScalar.apply(self, other)
         return ops.sub(self, other)
 
     def __rsub__(self, other):
         return ops.rsub(self, other)
 
     def __mul__(self, other):
+        if type(other) is float or type(other) is int:
+            return ops.MulScalar.apply(self, other)
         return ops.mul(self, other)
 
     __rmul__ = __mul__
 
     def __truediv__(self, other):
+        if type(other) is float or type(other) is int:
+            return ops.DivScalar.apply(self, other)
         return ops.div(self, other)
 
     def __rtruediv__(self, other):
@@ -1051,10 +1061,10 @@ class Tensor:
     # In place (ops/inplace.py): checked first, then the memory is overwritten
     # ================================================================================
     def add_(self, other, *, alpha=1):
-        return ops.in_place(ops.AddInplace, self, _scaled(self, other, alpha, "add_"), "add_")
+        return _add_in_place(ops.AddInplace, self, other, alpha, "add_")
 
     def sub_(self, other, *, alpha=1):
-        return ops.in_place(ops.SubInplace, self, _scaled(self, other, alpha, "sub_"), "sub_")
+        return _add_in_place(ops.SubInplace, self, other, alpha, "sub_")
 
     def mul_(self, other):
         return ops.in_place(ops.MulInplace, self, _number_or_tensor(other), "mul_")
@@ -1388,15 +1398,24 @@ def _number_or_tensor(x):
     return x
 
 
-def _scaled(t, other, alpha, name):
-    """``alpha * other`` for ``t.add_(other, alpha=...)``."""
+def _add_in_place(function, t, other, alpha, name):
+    """``t.add_(other, alpha=...)`` (or ``sub_``).  A tensor of ``t``'s floating dtype is
+    scaled inside the in-place op (an optimizer's update: one node, no temporary tensor);
+    anything else is scaled first, by PyTorch's promotion rules."""
+    if type(alpha) is float and type(other) is Tensor and other._data.dtype is t._data.dtype \
+            and t._data.dtype.kind == "f" and other._data.shape == t._data.shape:
+        ops.check_in_place(t, other)    # an optimizer's update: nothing else to check
+        return function.apply(t, other, alpha)
     other = _number_or_tensor(other)
     if _is_one(alpha):
-        return other
+        return ops.in_place(function, t, other, name)
     alpha = ops.check_alpha(alpha, name, t._data.dtype.kind == "b")
     if alpha == 1 or not isinstance(other, (Tensor, numbers.Real)):
-        return other            # (a wrong other is refused with a clear message by ops.in_place)
-    return other * alpha
+        return ops.in_place(function, t, other, name)   # a wrong other is refused there
+    if isinstance(other, Tensor) and other._data.dtype == t._data.dtype \
+            and t._data.dtype.kind == "f":
+        return ops.in_place(function, t, other, name, alpha)
+    return ops.in_place(function, t, other * alpha, name)
 
 
 def _not_an_operand(name, other):

@@ -81,6 +81,11 @@ def _view_of_leaf_error():
 def _fits(t, other):
     """``other`` may be combined into ``t`` in place: same shape after broadcasting, and a
     result type that ``t``'s dtype can hold."""
+    if isinstance(other, Tensor):
+        if other._data.shape == t._data.shape and other._data.dtype == t._data.dtype:
+            return                  # the common case: nothing to broadcast or cast
+    elif type(other) is float and t._data.dtype.kind == "f":
+        return
     shape = other._data.shape if isinstance(other, Tensor) else ()
     try:
         broadcast = np.broadcast_shapes(t._data.shape, shape)
@@ -95,8 +100,9 @@ def _fits(t, other):
                            f"output type {t.dtype.type_name}")
 
 
-def in_place(function, t, other, name):
-    """``t.<name>_(other)``: checked first, then applied."""
+def in_place(function, t, other, name, alpha=1):
+    """``t.<name>_(other)`` (``alpha``: ``t.add_(other, alpha=...)``): checked first, then
+    applied."""
     if not isinstance(other, (Tensor, bool, int, float)):
         raise TypeError(f"{name}(): argument 'other' (position 1) must be Tensor, not "
                         f"{type_name_of(other)}")
@@ -106,7 +112,7 @@ def in_place(function, t, other, name):
             _refuse_bool_subtraction(t, other)
     _fits(t, other)
     check_in_place(t, other)
-    return function.apply(t, other)
+    return function.apply(t, other) if alpha == 1 else function.apply(t, other, alpha)
 
 
 def _values(other, dtype):
@@ -118,37 +124,51 @@ class InPlaceOp(BuiltinFunction):
 
 
 class AddInplace(InPlaceOp):
+    """``a += alpha * b`` (``a.add_(b, alpha=...)``): ``b`` a tensor or a number."""
     _backward_name = "AddBackward0"
     _wraps_numbers = True
 
     @staticmethod
-    def forward(ctx, a, b):
-        ctx.other_shape = b.shape if isinstance(b, Tensor) else None
-        np.add(a._data, _values(b, a._data.dtype), out=a._data, casting="unsafe")
+    def forward(ctx, a, b, alpha=1):
+        ctx.other_shape, ctx.alpha = (b.shape if isinstance(b, Tensor) else None), alpha
+        np.add(a._data, _scaled_values(b, alpha, a._data.dtype), out=a._data,
+               casting="unsafe")
         ctx.mark_dirty(a)
         return a
 
     @staticmethod
     def backward(ctx, grad):
         need_b = ctx.needs_input_grad[1]
-        return grad, unbroadcast(grad, ctx.other_shape) if need_b else None
+        return grad, unbroadcast(grad * ctx.alpha, ctx.other_shape) if need_b else None, None
 
 
 class SubInplace(InPlaceOp):
+    """``a -= alpha * b``."""
     _backward_name = "SubBackward0"
     _wraps_numbers = True
 
     @staticmethod
-    def forward(ctx, a, b):
-        ctx.other_shape = b.shape if isinstance(b, Tensor) else None
-        np.subtract(a._data, _values(b, a._data.dtype), out=a._data, casting="unsafe")
+    def forward(ctx, a, b, alpha=1):
+        ctx.other_shape, ctx.alpha = (b.shape if isinstance(b, Tensor) else None), alpha
+        np.subtract(a._data, _scaled_values(b, alpha, a._data.dtype), out=a._data,
+                    casting="unsafe")
         ctx.mark_dirty(a)
         return a
 
     @staticmethod
     def backward(ctx, grad):
         need_b = ctx.needs_input_grad[1]
-        return grad, unbroadcast(-grad, ctx.other_shape) if need_b else None
+        return grad, unbroadcast(grad * -ctx.alpha, ctx.other_shape) if need_b else None, None
+
+
+def _scaled_values(b, alpha, dtype):
+    """``alpha * b``'s values in ``dtype`` (``b`` a tensor: alpha is applied in its dtype,
+    then the result cast, as PyTorch's kernels do)."""
+    if alpha == 1:
+        return _values(b, dtype)
+    if b._data.dtype is dtype and dtype.kind == "f" and type(alpha) is float:
+        return b._data * alpha      # a Python float keeps the array's dtype
+    return np.multiply(b._data, alpha, dtype=np.result_type(b._data, alpha)).astype(dtype, copy=False)
 
 
 class MulInplace(InPlaceOp):

@@ -399,8 +399,9 @@ class LogSoftmax(BuiltinFunction):
         if x.size == 0:
             result = wrap(x.copy())
         else:
-            shifted = x - x.max(axis=dim, keepdims=True)
-            result = wrap(shifted - np.log(np.exp(shifted).sum(axis=dim, keepdims=True)))
+            shifted = x - np.maximum.reduce(x, axis=dim, keepdims=True)
+            shifted -= np.log(np.add.reduce(np.exp(shifted), axis=dim, keepdims=True))
+            result = wrap(shifted)
         ctx.dim = dim
         ctx.save_for_backward(result)
         return result
@@ -413,7 +414,7 @@ class LogSoftmax(BuiltinFunction):
     @staticmethod
     def backward_on_arrays(ctx, grad):
         y, = ctx.saved_arrays
-        return grad - np.exp(y) * grad.sum(axis=ctx.dim, keepdims=True), None
+        return grad - np.exp(y) * np.add.reduce(grad, axis=ctx.dim, keepdims=True), None
 
 
 def _softmax_input(a, dim, dtype, name):
