@@ -58,6 +58,9 @@ def _wrap_array_results(results, grad, grad_owned):
     """The arrays ``backward_on_arrays`` returned, as tensors, and which ones the engine
     owns: the incoming gradient passed on keeps its ownership; a new array is owned;
     a view of the incoming gradient is owned as it was (see ``_fresh_memory``)."""
+    if type(results) is np.ndarray and results is not grad._data:    # one new gradient
+        t = Tensor._wrap(results)
+        return [t], [results.base is None or _fresh_memory(t, (grad,), (grad_owned,))]
     if type(results) is not tuple:
         results = (results,)
     tensors, owns = [], []
