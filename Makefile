@@ -18,7 +18,7 @@
 #   make torch-diff  re-run every chapter with PyTorch in place of minitorch and
 #                report the cells whose output differs (in .venv-bench, which has
 #                PyTorch) -> _build/torch-diff.md
-#        make torch-diff TORCH_DIFF_ARGS="--strict book/03_autograd.ipynb"
+#        make torch-diff TORCH_DIFF_ARGS="--strict book/04_autograd_graph.ipynb"
 #
 # `make test` includes the browser test (tests/browser) when chromium and
 # chromium-driver are installed and the book is built (`make book` first).

@@ -2,9 +2,9 @@
 
 LABELS = {"numpy": "numpy by hand", "torch": "PyTorch", "dezero": "DeZero", "minitorch": "minitorch"}
 CHART = {"per_op": "per op", "mlp_step": "MLP step", "deep_chain": "depth 10,000",
-         "memory_loop": "seeds' loop\n(memory)", "digits": "digits"}
+         "memory_loop": "chapter 2's loop\n(memory)", "digits": "digits"}
 SHORT = {"per_op": "per-op overhead (µs/op)", "mlp_step": "MLP 784-512-512-10 step (ms)",
-         "deep_chain": "chain of depth 10,000 (s)", "memory_loop": "seeds' loop, backward peak",
+         "deep_chain": "chain of depth 10,000 (s)", "memory_loop": "chapter 2's loop, backward peak",
          "digits": "digits MLP, 20 epochs (s)"}
 COLUMNS = ("numpy", "torch", "dezero", "minitorch")
 
@@ -89,7 +89,7 @@ def chart(results, path):
                        fontsize=9)
     ax.set_ylabel("relative to the target's reference (log scale)")
     machine = results["machine"]
-    ax.set_title(f"Time (memory for the seeds' loop) relative to the target's reference\n"
+    ax.set_title(f"Time (memory for chapter 2's loop) relative to the target's reference\n"
                  f"{machine['cpu']}, {machine['threads']} thread, numpy {machine['numpy']}, "
                  f"median of {results['settings']['rounds']} per-round ratios", fontsize=9)
     ax.legend(fontsize=8, ncol=3, loc="upper center", bbox_to_anchor=(0.5, -0.17), frameon=False)

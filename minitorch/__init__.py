@@ -14,15 +14,19 @@ from ._dtype import (dtype, float32, float, float64, double, float16, half,  # n
                      int64, long, int32, int, int16, short, int8, uint8, bool,
                      get_default_dtype, set_default_dtype, promote_types, result_type, can_cast)
 from ._tensor import Tensor, Size  # noqa: E402
-from ._device import device, cuda, backends  # noqa: E402
+from ._device import (device, cuda, backends, accelerator, set_default_device,  # noqa: E402
+                      get_default_device)
 from ._creation import *  # noqa: E402,F401,F403
 from ._random import (manual_seed, seed, initial_seed, Generator, get_rng_state,  # noqa: E402
                       set_rng_state, default_generator)
 from . import autograd  # noqa: E402
 from .autograd.grad_mode import (no_grad, enable_grad, set_grad_enabled, is_grad_enabled,  # noqa
                                  inference_mode, is_inference_mode_enabled)
+from .autograd.anomaly_mode import (is_anomaly_enabled,  # noqa: E402
+                                    is_anomaly_check_nan_enabled)
 from ._functions import *  # noqa: E402,F401,F403
 from ._tensor_str import set_printoptions  # noqa: E402,F401
+from ._legacy import *  # noqa: E402,F401,F403
 
 __version__ = "0.2.0"
 from . import nn, optim, utils  # noqa: E402,F401

@@ -11,7 +11,8 @@ import types
 
 from . import _dtype
 
-__all__ = ["device", "cuda", "backends", "parse_to", "no_cuda_error"]
+__all__ = ["device", "cuda", "backends", "accelerator", "set_default_device",
+           "get_default_device", "parse_to", "no_cuda_error"]
 
 
 class device:
@@ -158,3 +159,42 @@ backends.cudnn = types.ModuleType("minitorch.backends.cudnn")
 backends.cudnn.is_available = _is_available
 backends.cudnn.deterministic = False
 backends.cudnn.benchmark = False
+
+
+def _no_accelerator(*args, **kwargs):
+    raise RuntimeError("Cannot access accelerator device when none is available. minitorch "
+                       "runs on the CPU only: check torch.accelerator.is_available() first.")
+
+
+def _current_accelerator(check_available=False):
+    """The accelerator's device, or None: minitorch has none (PyTorch's answer on a CPU)."""
+    return None
+
+
+accelerator = types.ModuleType(
+    "minitorch.accelerator", "The current accelerator: none, so code that picks "
+    "torch.accelerator.current_accelerator() if torch.accelerator.is_available() else 'cpu' "
+    "chooses the CPU.")
+accelerator.is_available = _is_available
+accelerator.device_count = _device_count
+accelerator.current_accelerator = _current_accelerator
+for _name in ("current_device_index", "current_device_idx", "set_device_index",
+              "set_device_idx", "synchronize", "empty_cache", "current_stream", "set_stream",
+              "memory_allocated", "max_memory_allocated", "memory_reserved",
+              "max_memory_reserved", "memory_stats", "reset_peak_memory_stats"):
+    setattr(accelerator, _name, _no_accelerator)
+del _name
+
+
+def set_default_device(device):
+    """Where new tensors go: the CPU (or None, the same).  PyTorch accepts "cuda" here
+    and fails at the next creation; minitorch refuses it at once, with the reason."""
+    check_device(device)
+
+
+def get_default_device():
+    """Always ``device(type='cpu')``."""
+    return _CPU
+
+
+_CPU = device("cpu")

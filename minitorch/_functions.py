@@ -6,12 +6,14 @@ are the second spelling, each forwarding to the method or to the function in
 """
 
 import numbers
+import warnings
 
 import numpy as np
 
-from ._dtype import result_type
+from ._dtype import result_type, can_cast
 from ._tensor import Tensor, Size
 from . import ops, _creation
+from .autograd import grad_mode
 
 __all__ = ["sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh", "arcsin", "arccos", "arctan", "log1p", "expm1", "log2", "log10", "exp2", "rsqrt", "square", "erf", "floor", "ceil", "trunc", "fix", "round", "frac", "var", "std", "norm", "prod", "cumsum", "cumprod", "logsumexp", "amax", "amin", "sort", "argsort", "topk", "repeat", "tile", "split", "chunk", "unbind", "flip", "roll", "diagonal", "tril", "triu", "trace", "masked_select", "movedim", "moveaxis", "atan2", "arctan2", "lerp", "var_mean", "std_mean", "broadcast_shapes", "broadcast_tensors"] + ["maximum", "minimum", "cat", "concat", "concatenate", "stack", "where", "pow", "add", "sub", "subtract",
            "mul", "multiply", "div", "divide", "true_divide", "matmul", "mm", "mv", "dot", "bmm",
@@ -21,13 +23,13 @@ __all__ = ["sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh", "arcsin"
            "log_softmax", "sum", "mean", "max", "min", "exp", "log", "sqrt", "abs", "sign",
            "relu", "sigmoid", "tanh", "neg", "negative", "reciprocal", "clone", "detach",
            "numel", "isnan", "isinf", "isfinite", "logical_not", "logical_and", "logical_or",
-           "logical_xor", "remainder", "floor_divide", "any", "all", "eq", "ne", "lt", "le",
+           "logical_xor", "remainder", "floor_divide", "any", "all", "nonzero", "eq", "ne", "lt", "le",
            "gt", "ge", "unflatten", "swapaxes", "sum_to_size", "absolute", "relu_"]
 
 
 def cat(tensors, dim=0, *, out=None):
     """Join tensors along an existing dimension."""
-    return ops.cat(tensors, dim)
+    return _write_out("cat", ops.cat(tensors, dim), out)
 
 
 concat = concatenate = cat
@@ -35,7 +37,7 @@ concat = concatenate = cat
 
 def stack(tensors, dim=0, *, out=None):
     """Join same-shaped tensors along a new dimension."""
-    return ops.stack(tensors, dim)
+    return _write_out("stack", ops.stack(tensors, dim), out)
 
 
 def where(condition, input=None, other=None):
@@ -65,21 +67,55 @@ def addmm(input, mat1, mat2, *, beta=1, alpha=1):
     return ops.addmm(input, mat1, mat2)
 
 
+def _write_out(name, result, out):
+    """``torch.mul(a, b, out=c)``: the result written into ``c``, which is returned.
+
+    As in PyTorch, ``out`` takes no part in autograd (refused when a gradient is
+    being recorded), must be able to hold the result's dtype, and is resized to
+    the result's shape (with PyTorch's warning when it held values already).
+    """
+    if out is None:
+        return result
+    if not isinstance(out, Tensor):
+        raise TypeError(f"{name}(): argument 'out' must be Tensor, not {type(out).__name__}")
+    if not isinstance(result, Tensor):
+        raise NotImplementedError(f"{name}(): minitorch takes out= only for functions that "
+                                  "return one tensor; assign the results instead")
+    if grad_mode.is_grad_enabled() and (result.requires_grad or out.requires_grad):
+        raise RuntimeError(f"{name}(): functions with out=... arguments don't support automatic "
+                           "differentiation, but one of the arguments requires grad. Call it "
+                           "without out= (or inside minitorch.no_grad()).")
+    if not can_cast(result.dtype, out.dtype):
+        raise RuntimeError(f"result type {result.dtype.type_name} can't be cast to the desired "
+                           f"output type {out.dtype.type_name}")
+    if out.shape != result.shape:
+        if out.numel():
+            warnings.warn(f"An output with one or more elements was resized since it had shape "
+                          f"{list(out.shape)}, which does not match the required output shape "
+                          f"{list(result.shape)}. This behavior is deprecated: pass an out "
+                          "tensor of the result's shape, or one with zero elements.",
+                          UserWarning, stacklevel=3)
+        out.data = _creation.empty(*result.shape, dtype=out.dtype)
+    with grad_mode.no_grad():
+        out.copy_(result)
+    return out
+
+
 def _method(name):
-    def call(input, *args, **kwargs):
+    def call(input, *args, out=None, **kwargs):
         if not isinstance(input, Tensor):
             raise ops.must_be_tensor(input, name)
-        return getattr(input, name)(*args, **kwargs)
+        return _write_out(name, getattr(input, name)(*args, **kwargs), out)
     call.__name__ = call.__qualname__ = name
     call.__doc__ = f"``minitorch.{name}(x, ...)`` is ``x.{name}(...)``."
     return call
 
 
 def _binary(name):
-    def call(input, other, *args, **kwargs):
+    def call(input, other, *args, out=None, **kwargs):
         if not isinstance(input, Tensor):
             input = _number_as_tensor(input, other, name)
-        return getattr(input, name)(other, *args, **kwargs)
+        return _write_out(name, getattr(input, name)(other, *args, **kwargs), out)
     call.__name__ = call.__qualname__ = name
     call.__doc__ = f"``minitorch.{name}(x, y)`` is ``x.{name}(y)``."
     return call
@@ -104,7 +140,7 @@ for _name in ["sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh", "arcs
               "reshape", "transpose", "permute", "unsqueeze", "squeeze", "t", "softmax",
               "log_softmax", "sum", "mean", "max", "min", "exp", "log", "sqrt", "abs", "sign",
               "relu", "sigmoid", "tanh", "neg", "negative", "reciprocal", "clone", "detach",
-              "numel", "isnan", "isinf", "isfinite", "logical_not", "any", "all", "unflatten",
+              "numel", "isnan", "isinf", "isfinite", "logical_not", "any", "all", "nonzero", "unflatten",
               "swapaxes", "sum_to_size", "absolute", "relu_"]:
     globals()[_name] = _method(_name)
 
@@ -112,6 +148,16 @@ for _name in ["atan2", "arctan2", "lerp"] + ["add", "sub", "subtract", "mul", "m
               "equal", "allclose", "isclose", "logical_and", "logical_or", "logical_xor",
               "remainder", "floor_divide", "eq", "ne", "lt", "le", "gt", "ge"]:
     globals()[_name] = _binary(_name)
+
+# In-place forms that PyTorch also offers as functions: ``torch.sin_(x)`` is ``x.sin_()``.
+INPLACE_FUNCTIONS = ["abs_", "acos_", "asin_", "atan_", "ceil_", "clamp_", "clip_", "cos_",
+                     "cosh_", "detach_", "erf_", "exp2_", "exp_", "expm1_", "fill_", "floor_",
+                     "frac_", "log10_", "log1p_", "log2_", "log_", "neg_", "reciprocal_",
+                     "round_", "rsqrt_", "sigmoid_", "sin_", "sinh_", "sqrt_", "square_", "tan_",
+                     "tanh_", "trunc_", "zero_"]
+for _name in INPLACE_FUNCTIONS:
+    globals()[_name] = _method(_name)
+__all__ += INPLACE_FUNCTIONS
 
 del _name
 

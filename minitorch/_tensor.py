@@ -971,6 +971,15 @@ class Tensor:
         return Tensor._wrap(np.asarray(np.all(self._data, axis=_axis(self, dim),
                                               keepdims=keepdim)))
 
+    def nonzero(self, *, as_tuple=False):
+        """Where the nonzero elements are (int64, never recorded): one row of indices per
+        element, or with ``as_tuple=True`` one 1-D tensor per dimension (chapter 10)."""
+        found = np.nonzero(np.atleast_1d(self._data))       # a 0-d tensor counts as 1-D
+        if as_tuple:
+            return tuple(Tensor._wrap(i.astype(np.int64)) for i in found)
+        rows = np.stack(found, axis=1)[:, :self.ndim]
+        return Tensor._wrap(rows.astype(np.int64))
+
     # ================================================================================
     # Shapes and views (ops/shape.py)
     # ================================================================================
@@ -1270,6 +1279,12 @@ class Tensor:
         """``x.op_()`` for ops without an in-place Function: compute, then copy back."""
         return self.copy_(result)
 
+    def _in_place_unary(self, method):
+        """``x.sin_()``: ``x.sin()`` copied back; while recording, computed from a clone,
+        since backward needs the values before the change (PyTorch saves them too)."""
+        source = self.clone() if self._requires_grad and grad_mode.is_grad_enabled() else self
+        return self.copy_(getattr(source, method)())
+
     def clamp_(self, min=None, max=None):
         return self._in_place_result(self.clamp(min, max))
 
@@ -1294,91 +1309,91 @@ class Tensor:
         return self.mul_(-1)
 
     def reciprocal_(self):
-        return self._in_place_result(self.reciprocal())
+        return self._in_place_unary("reciprocal")
 
     def exp_(self):
-        return self._in_place_result(self.exp())
+        return self._in_place_unary("exp")
 
     def log_(self):
-        return self._in_place_result(self.log())
+        return self._in_place_unary("log")
 
     def sqrt_(self):
-        return self._in_place_result(self.sqrt())
+        return self._in_place_unary("sqrt")
 
     def abs_(self):
-        return self._in_place_result(self.abs())
+        return self._in_place_unary("abs")
 
     def sign_(self):
-        return self._in_place_result(self.sign())
+        return self._in_place_unary("sign")
 
     def sigmoid_(self):
-        return self._in_place_result(self.sigmoid())
+        return self._in_place_unary("sigmoid")
 
     def tanh_(self):
-        return self._in_place_result(self.tanh())
+        return self._in_place_unary("tanh")
 
     def sin_(self):
-        return self._in_place_result(self.sin())
+        return self._in_place_unary("sin")
 
     def cos_(self):
-        return self._in_place_result(self.cos())
+        return self._in_place_unary("cos")
 
     def tan_(self):
-        return self._in_place_result(self.tan())
+        return self._in_place_unary("tan")
 
     def asin_(self):
-        return self._in_place_result(self.asin())
+        return self._in_place_unary("asin")
 
     def acos_(self):
-        return self._in_place_result(self.acos())
+        return self._in_place_unary("acos")
 
     def atan_(self):
-        return self._in_place_result(self.atan())
+        return self._in_place_unary("atan")
 
     def sinh_(self):
-        return self._in_place_result(self.sinh())
+        return self._in_place_unary("sinh")
 
     def cosh_(self):
-        return self._in_place_result(self.cosh())
+        return self._in_place_unary("cosh")
 
     def log1p_(self):
-        return self._in_place_result(self.log1p())
+        return self._in_place_unary("log1p")
 
     def expm1_(self):
-        return self._in_place_result(self.expm1())
+        return self._in_place_unary("expm1")
 
     def log2_(self):
-        return self._in_place_result(self.log2())
+        return self._in_place_unary("log2")
 
     def log10_(self):
-        return self._in_place_result(self.log10())
+        return self._in_place_unary("log10")
 
     def exp2_(self):
-        return self._in_place_result(self.exp2())
+        return self._in_place_unary("exp2")
 
     def rsqrt_(self):
-        return self._in_place_result(self.rsqrt())
+        return self._in_place_unary("rsqrt")
 
     def square_(self):
-        return self._in_place_result(self.square())
+        return self._in_place_unary("square")
 
     def erf_(self):
-        return self._in_place_result(self.erf())
+        return self._in_place_unary("erf")
 
     def floor_(self):
-        return self._in_place_result(self.floor())
+        return self._in_place_unary("floor")
 
     def ceil_(self):
-        return self._in_place_result(self.ceil())
+        return self._in_place_unary("ceil")
 
     def trunc_(self):
-        return self._in_place_result(self.trunc())
+        return self._in_place_unary("trunc")
 
     def round_(self):
-        return self._in_place_result(self.round())
+        return self._in_place_unary("round")
 
     def frac_(self):
-        return self._in_place_result(self.frac())
+        return self._in_place_unary("frac")
 
 
 # ----- small helpers of the methods above -----------------------------------------------------
@@ -1402,6 +1417,10 @@ def _add_in_place(function, t, other, alpha, name):
     """``t.add_(other, alpha=...)`` (or ``sub_``).  A tensor of ``t``'s floating dtype is
     scaled inside the in-place op (an optimizer's update: one node, no temporary tensor);
     anything else is scaled first, by PyTorch's promotion rules."""
+    if type(alpha) is float and type(other) is Tensor and other._data.dtype is t._data.dtype \
+            and t._data.dtype.kind == "f" and other._data.shape == t._data.shape:
+        ops.check_in_place(t, other)    # an optimizer's update: nothing else to check
+        return function.apply(t, other, alpha)
     other = _number_or_tensor(other)
     if _is_one(alpha):
         return ops.in_place(function, t, other, name)

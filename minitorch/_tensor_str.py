@@ -135,7 +135,8 @@ def tensor_repr(t, prefix="tensor(", suffix_extra=()):
     elif t.dtype not in (_dtype.get_default_dtype(), _dtype.int64, _dtype.bool):
         suffixes.append(f"dtype={t.dtype!r}")
     if t._grad_fn is not None:
-        suffixes.append(f"grad_fn=<{t._grad_fn.name()}>")
+        # PyTorch drops the C++ namespace: grad_fn=<CopyBackwards>, not <torch::autograd::...>
+        suffixes.append(f"grad_fn=<{t._grad_fn.name().rsplit('::', 1)[-1]}>")
     elif t._requires_grad:
         suffixes.append("requires_grad=True")
     suffixes.extend(suffix_extra)

@@ -17,7 +17,7 @@ thread) and opened at a desktop width (1280 px) and a phone width (390 px). On e
 A full-page screenshot of each page at each width goes to `_build/screenshots/<page>-<width>.png`.
 
     python -m scripts.browser_check                 # all pages, both widths
-    python -m scripts.browser_check --page 03_autograd --width 390
+    python -m scripts.browser_check --page 04_autograd_graph --width 390
 
 It needs Debian's `chromium` and `chromium-driver` and the `selenium` package; the test
 `tests/browser/test_pages.py` runs the same checks and is skipped when they are missing.
@@ -94,7 +94,7 @@ def list_pages(html_dir: Path = HTML_DIR) -> list[str]:
 
 
 def page_name(rel: str) -> str:
-    """The name a page's screenshots carry: book/03_autograd.html -> 03_autograd."""
+    """The name a page's screenshots carry: book/04_autograd_graph.html -> 04_autograd_graph."""
     return Path(rel).stem
 
 
@@ -423,7 +423,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--html", type=Path, default=HTML_DIR, help="the built book")
     parser.add_argument("--out", type=Path, default=SHOT_DIR, help="screenshot folder")
     parser.add_argument("--width", type=int, action="append", help="1280 and 390 by default")
-    parser.add_argument("--page", action="append", help="a page name, e.g. 03_autograd")
+    parser.add_argument("--page", action="append", help="a page name, e.g. 04_autograd_graph")
     args = parser.parse_args(argv)
     if not (args.html / "book").is_dir():
         print(f"No built book in {args.html}: run `make book` first.", file=sys.stderr)

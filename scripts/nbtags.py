@@ -11,7 +11,7 @@ Two conventions (book/README-authoring.md describes all the tags):
     python -m scripts.nbtags                  # report what is tagged and what is missing
     python -m scripts.nbtags --check          # the same, exit 1 when a tag is missing
     python -m scripts.nbtags --apply          # add the missing tags (writes the notebooks)
-    python -m scripts.nbtags --apply book/03_autograd.ipynb
+    python -m scripts.nbtags --apply book/04_autograd_graph.ipynb
 
 Only tags are added; no cell's source or output changes, and the notebook is written back
 in Jupyter's own format, so the diff is the tag lines alone.

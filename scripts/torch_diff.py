@@ -25,7 +25,7 @@ line, the first differing lines) and the counts. It is a report: the exit code i
 `--strict` is given and some difference is unexplained.
 
     python -m scripts.torch_diff                     # all of book/*.ipynb
-    python -m scripts.torch_diff book/03_autograd.ipynb --out diff.md --strict
+    python -m scripts.torch_diff book/04_autograd_graph.ipynb --out diff.md --strict
     make torch-diff                                  # in the benchmark environment
 
 It needs PyTorch, nbclient and ipykernel: `make torch-diff` runs it in .venv-bench, the

@@ -71,3 +71,20 @@ def test_numpy_arrays_index_like_lists():
 def test_sub_with_alpha_refuses_bools_too():
     with pytest.raises(RuntimeError, match="with a bool tensor is not supported"):
         minitorch.sub(minitorch.ones(2), True, alpha=2)
+
+
+def test_nonzero_lists_the_indices_of_nonzero_elements():
+    # PyTorch 2.13: one int64 row per nonzero element; a 0-d tensor counts as 1-D.
+    x = minitorch.tensor([[True, False], [False, True]])
+    assert x.nonzero().tolist() == [[0, 0], [1, 1]] and x.nonzero().dtype == minitorch.int64
+    assert [t.tolist() for t in x.nonzero(as_tuple=True)] == [[0, 1], [0, 1]]
+    assert minitorch.tensor([0.0, 1.5, float("nan")]).nonzero().tolist() == [[1], [2]]
+    assert tuple(minitorch.tensor(2.0).nonzero().shape) == (1, 0)
+    assert tuple(minitorch.tensor(0.0).nonzero().shape) == (0, 0)
+    assert [t.tolist() for t in minitorch.tensor(2.0).nonzero(as_tuple=True)] == [[0]]
+    assert tuple(minitorch.zeros(0, 3).nonzero().shape) == (0, 2)
+    y = minitorch.tensor([1.0, 0.0, 2.0], requires_grad=True)
+    assert not y.nonzero().requires_grad
+    assert [t.tolist() for t in minitorch.nonzero(y, as_tuple=True)] == [[0, 2]]
+    with pytest.raises(TypeError):
+        y.nonzero(True)

@@ -302,3 +302,18 @@ def test_max_with_dim_returns_a_named_tuple_called_max():
 def test_shape_slices_are_sizes():
     s = torch.ones(2, 3).shape
     assert type(s[1:]).__name__ == "Size" and type(s + (4,)).__name__ == "Size"
+
+
+def test_nodes_with_a_namespaced_name_print_without_it():
+    # PyTorch 2.13: name() keeps the C++ namespace, repr and grad_fn=<...> drop it:
+    #   ((<AccumulateGrad object at 0x...>, 0), (None, 0))
+    #   tensor([2.], grad_fn=<CopyBackwards>)
+    x = torch.tensor([1.0], requires_grad=True)
+    acc = (x * 2).grad_fn.next_functions[0][0]
+    assert acc.name() == "torch::autograd::AccumulateGrad"
+    assert repr(acc).startswith("<AccumulateGrad object at 0x")
+    z = torch.zeros(1)
+    z.copy_(x * 2)
+    assert z.grad_fn.name() == "torch::autograd::CopyBackwards"
+    assert repr(z) == "tensor([2.], grad_fn=<CopyBackwards>)"
+    assert repr(z.grad_fn).startswith("<CopyBackwards object at 0x")

@@ -248,3 +248,24 @@ def test_deepcopy_of_leaves_and_parameters():
     model = minitorch.nn.Linear(2, 2)
     clone = copy.deepcopy(model)
     assert clone.weight is not model.weight and clone.weight.equal(model.weight)
+
+
+def test_deepcopy_of_a_parameter_drops_its_grad_as_in_pytorch():
+    # PyTorch 2.13: Parameter.__deepcopy__ builds type(p)(p.data.clone(), p.requires_grad),
+    # so the copy has no .grad and none of the attributes set on the parameter, while a
+    # plain leaf tensor keeps its .grad (test above).  Copying a trained model therefore
+    # gives parameters with grad None (checked with torch: None, None, None, False).
+    import copy
+    p = minitorch.nn.Parameter(minitorch.ones(2))
+    p.tag = "x"
+    (p * 2).sum().backward()
+    q = copy.deepcopy(p)
+    assert q.grad is None and not hasattr(q, "tag")
+    assert type(q) is minitorch.nn.Parameter and q.requires_grad and q.equal(p)
+    model = minitorch.nn.Linear(2, 1)
+    model(minitorch.ones(1, 2)).sum().backward()
+    assert copy.deepcopy(model).weight.grad is None and model.weight.grad is not None
+    frozen = minitorch.nn.Parameter(minitorch.ones(2), requires_grad=False)
+    assert not copy.deepcopy(frozen).requires_grad
+    copies = copy.deepcopy([p, p])
+    assert copies[0] is copies[1]

@@ -18,7 +18,7 @@ import numpy as np
 from . import all_met, record
 
 NAME = "memory_loop"
-TITLE = "the seeds' loop: 10 graphs on a 10,000-element tensor, gc disabled"
+TITLE = "chapter 2's loop: 10 graphs on a 10,000-element tensor, gc disabled"
 UNIT = "bytes"
 TARGET = {"reference": "numpy", "max_ratio": 1.1,
           "text": "flat; backward peak memory without retained gradients at most 1.1 x numpy by hand"}

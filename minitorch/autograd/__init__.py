@@ -5,6 +5,7 @@
 * grad modes: ``no_grad``, ``enable_grad``, ``set_grad_enabled``, ``inference_mode``
 * ``Function``: the base of every differentiable operation (``function.py``)
 * ``gradcheck`` / ``gradgradcheck``: compare backward with finite differences
+* ``Variable``: the pre-0.4 wrapper, kept so that old code runs (returns a tensor)
 """
 
 import numpy as np
@@ -15,13 +16,15 @@ from .function import Function, once_differentiable, InplaceFunction
 from .grad_mode import (no_grad, enable_grad, set_grad_enabled, is_grad_enabled, inference_mode,
                         is_inference_mode_enabled)
 from .gradcheck import gradcheck, gradgradcheck, GradcheckError
-from . import functional, anomaly_mode
+from . import functional, anomaly_mode, profiler
 from .anomaly_mode import detect_anomaly, set_detect_anomaly
+from .variable import Variable
 
 __all__ = ["Function", "once_differentiable", "backward", "grad", "gradcheck", "gradgradcheck",
            "GradcheckError", "no_grad", "enable_grad", "set_grad_enabled", "is_grad_enabled",
            "inference_mode", "is_inference_mode_enabled", "graph", "function", "grad_mode",
-           "functional", "detect_anomaly", "set_detect_anomaly", "InplaceFunction"]
+           "functional", "detect_anomaly", "set_detect_anomaly", "InplaceFunction", "Variable",
+           "profiler"]
 
 graph.saved_tensors_hooks = saved.saved_tensors_hooks     # PyTorch's spelling: autograd.graph.*
 graph.save_on_cpu = saved.save_on_cpu

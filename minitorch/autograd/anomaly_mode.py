@@ -8,6 +8,7 @@ usually the line to fix (a ``log(0)``, a ``sqrt`` at 0, a division by 0).
 It slows everything down, so turn it on only to debug.
 """
 
+import os
 import traceback
 import warnings
 
@@ -74,9 +75,37 @@ class detect_anomaly:
         return run_detecting
 
 
+_PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
 def remember_forward(node):
-    """Keep the stack of the code that is recording ``node`` (anomaly mode only)."""
-    node.metadata["traceback_"] = traceback.format_stack()[:-3]
+    """Keep the stack of the code that is recording ``node`` (anomaly mode only): the
+    caller's frames, up to the line that called into minitorch, as PyTorch shows them."""
+    frames = traceback.extract_stack()
+    while frames and os.path.abspath(frames[-1].filename).startswith(_PACKAGE + os.sep):
+        frames.pop()
+    node.metadata["traceback_"] = traceback.format_list(frames)
+
+
+def run_backward(node, grad_outputs):
+    """``node``'s backward, under anomaly mode: if it raises, first warn where its
+    forward ran (the error is often an in-place change of a tensor it saved)."""
+    try:
+        return node._forward_cls.backward(node, *grad_outputs)
+    except Exception:
+        warn_forward_trace(node)
+        raise
+
+
+def warn_forward_trace(node):
+    """The warning that shows the code whose backward failed, as PyTorch words it."""
+    stack = node.metadata.get("traceback_") if hasattr(node, "metadata") else None
+    if stack:
+        where = "Traceback of forward call that caused the error:\n" + "".join(stack)
+    else:
+        where = ("No forward pass information available. Enable detect anomaly during "
+                 "forward pass for more information.")
+    warnings.warn(f"Error detected in {node.name()}. {where}", UserWarning, stacklevel=3)
 
 
 def check_gradients(node, grads):
@@ -85,9 +114,6 @@ def check_gradients(node, grads):
         return
     for i, g in enumerate(grads):
         if g is not None and g._data.dtype.kind == "f" and g.isnan().any():
-            stack = node.metadata.get("traceback_") if hasattr(node, "metadata") else None
-            if stack:
-                warnings.warn(f"Error detected in {node.name()}. Traceback of forward call that "
-                              "caused the error:\n" + "".join(stack), UserWarning, stacklevel=2)
+            warn_forward_trace(node)
             raise RuntimeError(f"Function '{node.name()}' returned nan values in its {i}th "
                                "output.")

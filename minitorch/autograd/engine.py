@@ -45,6 +45,11 @@ import itertools
 import signal
 import threading
 
+try:        # CPython's C function: signal.signal wraps it in enum conversions costing µs
+    from _signal import signal as _set_signal_handler
+except ImportError:                                 # pragma: no cover
+    _set_signal_handler = signal.signal
+
 from .._tensor import Tensor
 from . import grad_mode
 from .graph import AccumulateGrad, GraphRoot, accumulate_grad
@@ -226,7 +231,8 @@ class GraphTask:
             for tensor, grad in self.retained:
                 accumulate_grad(tensor, grad, owned=False)
         for node, grad, _ in self.leaf_gradients:
-            call_accumulated_hooks(node, grad)
+            if node._post_hooks or node.variable._post_accumulate_grad_hooks:
+                call_accumulated_hooks(node, grad)
 
 
 def _positions_by_node(targets):
@@ -381,21 +387,22 @@ class _interrupts_deferred:
     """
 
     def __enter__(self):
-        self.previous = None
-        self.received = False
+        self.installed = self.received = False
         if threading.current_thread() is threading.main_thread():
             try:
-                self.previous = signal.signal(signal.SIGINT, self._note)
+                self.previous = _set_signal_handler(signal.SIGINT, self._note)
+                self.installed = True
             except ValueError:      # not the main interpreter, or signals unavailable
-                self.previous = None
+                pass
         return self
 
     def _note(self, signum, frame):
         self.received = True
 
     def __exit__(self, *exc):
-        if self.previous is not None:
-            signal.signal(signal.SIGINT, self.previous)
+        if self.installed:          # None: a handler set outside Python, restored as default
+            _set_signal_handler(signal.SIGINT, signal.SIG_DFL if self.previous is None
+                                else self.previous)
         if self.received and exc[0] is None:
             raise KeyboardInterrupt
         return False

@@ -30,7 +30,7 @@ import numpy as np
 from .._tensor import Tensor
 from . import anomaly_mode, grad_mode
 from .graph import Node, NO_EDGE, _sequence
-from .saved import SavedTensor, current_hooks, _active as saved_hooks_in_use
+from .saved import SavedTensor, RawSavedTensor, current_hooks, _active as saved_hooks_in_use
 
 __all__ = ["Function", "FunctionCtx", "BackwardCFunction", "once_differentiable", "InplaceFunction",
            "edge_to"]
@@ -131,7 +131,10 @@ class BackwardCFunction(Node, FunctionCtx):
                 return (None,) * len(self._next_edges)
             if self.materialize_grads:
                 grad_outputs = _zeros_for_missing(grad_outputs, self._output_meta)
-        grads = self._forward_cls.backward(self, *grad_outputs)
+        if anomaly_mode._state.enabled:
+            grads = anomaly_mode.run_backward(self, grad_outputs)
+        else:
+            grads = self._forward_cls.backward(self, *grad_outputs)
         if type(grads) is not tuple:
             grads = (grads,)
         if self._input_meta is not None:
@@ -183,7 +186,14 @@ class BackwardCFunction(Node, FunctionCtx):
                       for i, (g, meta) in enumerate(zip(grads, self._input_meta))])
 
     def _check_gradient(self, i, grad, meta):
-        if grad is None or meta is None:
+        if grad is None:
+            return None
+        if meta is _NOT_A_TENSOR:
+            raise RuntimeError(
+                f"function {self.name()} returned a gradient different than None at position "
+                f"{i + 1}, but the corresponding forward input was not a Variable: return None "
+                "for each argument of forward that is not a tensor")
+        if meta is None:
             return None
         if not isinstance(grad, Tensor):
             raise RuntimeError(f"expected Variable or None (got {type(grad).__name__}): "
@@ -202,6 +212,8 @@ class BackwardCFunction(Node, FunctionCtx):
 
 
 _NOT_OWNED = itertools.repeat(False)
+_NOT_A_TENSOR = False       # in ``_input_meta``: the argument was no tensor (None for a
+                            # tensor that needs no gradient)
 
 
 def _fresh_memory(grad, grad_outputs, owned):
@@ -243,6 +255,13 @@ def _saved_property(i, name):
     return property(lambda node: node.saved_tensors[i], doc=f"the saved tensor {name!r}")
 
 
+def _raw_saved_property(i, name):
+    def raw(node):
+        saved = node._saved[i] if node._saved is not None else None
+        return None if saved is None else RawSavedTensor(node, saved)
+    return property(raw, doc=f"the saved tensor {name!r} itself, to register hooks on")
+
+
 class FunctionMeta(type):
     """Gives each Function subclass its own node class, named ``<Name>Backward``."""
 
@@ -257,6 +276,7 @@ class FunctionMeta(type):
                       "_builtin_node": cls._returns_new_gradients}
         for i, saved_name in enumerate(cls._saved_names):
             node_attrs["_saved_" + saved_name] = _saved_property(i, saved_name)
+            node_attrs["_raw_saved_" + saved_name] = _raw_saved_property(i, saved_name)
         node_base = getattr(cls, "_node_base", None) or BackwardCFunction
         cls._backward_cls = type(node_name, (node_base,), node_attrs)
         cls._setup_context_style = not getattr(cls.setup_context, "_is_default", False)
@@ -396,7 +416,7 @@ def as_outputs(result, args, ctx):
             o = alias
         outputs.append(o)
     if ctx._is_view:
-        _share_version_counter(args[0], outputs)
+        share_version_counter(args[0], outputs)
     return outputs
 
 
@@ -417,12 +437,14 @@ def _contains(sequence, obj):
     return False
 
 
-def _share_version_counter(base, outputs):
+def share_version_counter(base, outputs):
     """A view shares its input's version counter, and remembers the tensor it looks into."""
     for t in outputs:
         t._version_counter = base._version_counter
         t._base = base if base._base is None else base._base
         t._is_inference = base._is_inference    # whatever the mode it is made in
+        if getattr(base, "_made_in_custom_function", False):
+            t._made_in_custom_function = True   # a view of such an output is one too
         if base._requires_grad and not grad_mode._state.enabled:
             t._requires_grad = True             # still a view of a tensor that requires grad
             t._view_made_without_grad = True
@@ -442,8 +464,21 @@ def _record(ctx, args, outputs):
     """Everything step 3 does for a Function: check, link, describe, save."""
     _check_in_place(ctx)
     link_into_graph(ctx, args, outputs)
+    _mark_views_of_inputs(ctx, args, outputs)
     _describe_inputs_and_outputs(ctx, args, outputs)
     save_and_mark_dirty(ctx, outputs)
+
+
+def _mark_views_of_inputs(ctx, args, outputs):
+    """An output sharing an input's memory (the input returned as it is, or a view made
+    in forward) may not be changed in place later, as in PyTorch: the change could not
+    be followed through the Function's own backward (``ops.inplace.check_in_place``)."""
+    counters = [a._version_counter for a in args if isinstance(a, Tensor)]
+    for t in outputs:
+        if isinstance(t, Tensor) and t._grad_fn is ctx and not _contains(ctx._dirty, t) \
+                and _contains(counters, t._version_counter):
+            t._made_in_custom_function = True
+            t._view_made_without_grad = False   # made under forward's no_grad, but recorded
 
 
 def link_into_graph(ctx, args, outputs):
@@ -525,8 +560,9 @@ def leaf_in_place_error(tense="is being"):
 def _describe_inputs_and_outputs(ctx, args, outputs):
     """Shapes and dtypes that backward needs: to check its gradients, and to make zeros."""
     describe_outputs(ctx, outputs)
-    ctx._input_meta = tuple((a._data.shape, a.dtype) if isinstance(a, Tensor) and a._requires_grad
-                            else None for a in args)
+    ctx._input_meta = tuple(_NOT_A_TENSOR if not isinstance(a, Tensor) else
+                            (a._data.shape, a.dtype) if a._requires_grad else None
+                            for a in args)
 
 
 def describe_outputs(ctx, outputs):
@@ -586,7 +622,10 @@ def once_differentiable(backward):
 
     It then runs with grad mode off and, if a double backward is attempted
     (``create_graph=True`` with gradients that require grad), the gradients it
-    returns carry a node that raises a clear error when reached.
+    returns carry a node that raises a clear error when reached.  As in PyTorch,
+    that node hangs from a stand-in leaf, not from the gradients it received:
+    ``backward()`` reaches it and fails, while ``autograd.grad`` for chosen
+    inputs finds no path to them (an unused input, or zeros in gradgradcheck).
     """
     @functools.wraps(backward)
     def wrapper(ctx, *grad_outputs):
@@ -596,9 +635,9 @@ def once_differentiable(backward):
             grads = backward(ctx, *grad_outputs)
         if not needs_graph:
             return grads
-        links = [g for g in grad_outputs if isinstance(g, Tensor)]
         single = not isinstance(grads, tuple)
-        marked = tuple(_DelayedError.apply(g, ctx.name(), *links) if isinstance(g, Tensor) else g
+        marked = tuple(_DelayedError.apply(g.detach().requires_grad_(), ctx.name())
+                       if isinstance(g, Tensor) and g.is_floating_point() else g
                        for g in ((grads,) if single else grads))
         return marked[0] if single else marked
     return wrapper
@@ -609,7 +648,7 @@ class _DelayedError(Function):
     _backward_name = "Error"
 
     @staticmethod
-    def forward(ctx, g, name, *links):
+    def forward(ctx, g, name):
         ctx.fn_name = name
         return g._data.copy()
 

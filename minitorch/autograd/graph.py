@@ -32,7 +32,7 @@ __all__ = ["Node", "AccumulateGrad", "GraphRoot", "NO_EDGE"]
 # Creation order of nodes.  Among the nodes ready to run, the engine runs the
 # one created last; an AccumulateGrad node goes before all others (chapter 4).
 _sequence = itertools.count()
-_LAST = float("inf")
+_LAST = 2 ** 64 - 1     # PyTorch's number for a leaf's node: the largest, so it runs first
 
 NO_EDGE = (None, 0)     # the edge of an input that needs no gradient
 
@@ -142,11 +142,16 @@ class Node:
         return results, (False,) * len(results)
 
     def __call__(self, *grad_outputs):
-        """Run this node's backward directly, outside the engine (as ``grad_fn(grad)``)."""
-        return self._apply(list(grad_outputs))
+        """Run this node's backward directly, outside the engine (as ``grad_fn(grad)``):
+        one gradient per entry of ``next_functions``, a bare tensor if there is one."""
+        results = self._apply(list(grad_outputs))
+        results = tuple([r for r, edge in zip(results, self._next_edges) if edge is not False])
+        return results[0] if len(results) == 1 else results
 
     def __repr__(self):
-        return f"<{self.name()} object at {id(self):#x}>"
+        # The class's name, as PyTorch shows it: <AccumulateGrad object at ...>, without
+        # the C++ namespace that ``name()`` keeps (``torch::autograd::AccumulateGrad``).
+        return f"<{self.name().rsplit('::', 1)[-1]} object at {id(self):#x}>"
 
 
 class _NodeName:
@@ -218,6 +223,9 @@ class AccumulateGrad(Node):
 
     def name(self):
         return "torch::autograd::AccumulateGrad"
+
+    def __repr__(self):
+        return f"<AccumulateGrad object at {id(self):#x}>"
 
     def _tensor_hooks(self):
         hooks = self.variable._backward_hooks

@@ -19,11 +19,13 @@ each operation saves.
 
 import re
 import threading
+import weakref
 
 from .._dtype import from_numpy_dtype
 from .._tensor import Tensor
+from .graph import AccumulateGrad
 
-__all__ = ["SavedTensor", "saved_tensors_hooks", "FREED_MESSAGE"]
+__all__ = ["SavedTensor", "RawSavedTensor", "saved_tensors_hooks", "FREED_MESSAGE"]
 
 FREED_MESSAGE = (
     "Trying to backward through the graph a second time (or directly access saved tensors "
@@ -42,7 +44,7 @@ class SavedTensor:
     """
 
     __slots__ = ("tensor", "data", "version_counter", "saved_version", "output_nr", "packed",
-                 "unpack_hook", "freed")
+                 "unpack_hook", "freed", "link")
 
     def __init__(self, tensor, output_nr=None, hooks=None):
         """``output_nr`` is set when ``tensor`` is an output of the saving node."""
@@ -53,9 +55,10 @@ class SavedTensor:
         if hooks is not None:
             pack_hook, self.unpack_hook = hooks
             self.tensor = self.data = None
+            self.link = _graph_link(tensor) if output_nr is None else None
             self.packed = pack_hook(tensor)
         else:
-            self.unpack_hook = self.packed = None
+            self.unpack_hook = self.packed = self.link = None
             self.tensor = tensor if output_nr is None else None
             self.data = tensor._data
 
@@ -64,11 +67,29 @@ class SavedTensor:
         if self.freed:
             raise RuntimeError(FREED_MESSAGE)
         if self.unpack_hook is not None:
-            return _checked_unpack(self.unpack_hook, self.packed)
+            return self._relinked(_checked_unpack(self.unpack_hook, self.packed), node)
         self.check_version(node)
         if self.output_nr is None:
             return self.tensor
         return Tensor._saved_output(self.data, self.version_counter, node, self.output_nr)
+
+    def _relinked(self, tensor, node):
+        """What the unpack hook returned, put back in the graph where the saved tensor was
+        (a new tensor object on the same memory), so that a double backward still reaches
+        the inputs.  A saved tensor that needed no gradient comes back as returned."""
+        if self.output_nr is not None:
+            return Tensor._saved_output(tensor._data, tensor._version_counter, node,
+                                        self.output_nr)
+        if self.link is None:
+            return tensor
+        alias = tensor._alias_without_graph()
+        alias._requires_grad = True
+        grad_fn, output_nr = self.link
+        if type(grad_fn) is AccumulateGrad:     # a leaf: gradients go to its .grad
+            alias._acc_ref = weakref.ref(grad_fn)
+        elif grad_fn is not None:
+            alias._grad_fn, alias._output_nr = grad_fn, output_nr
+        return alias
 
     def unpack_array(self, node):
         """Only the values, as a numpy array, after the same checks (the speed path of
@@ -93,8 +114,53 @@ class SavedTensor:
 
     def release(self):
         """Drop the references to the values (backward is done with them)."""
-        self.tensor = self.data = self.packed = self.unpack_hook = None
+        self.tensor = self.data = self.packed = self.unpack_hook = self.link = None
         self.freed = True
+
+
+def _graph_link(tensor):
+    """Where a tensor that requires grad sits in the graph: its ``(grad_fn, output_nr)``,
+    or for a leaf ``(its AccumulateGrad node, 0)``; None for one that needs no gradient.
+    Kept when hooks pack the tensor, since the hooks may give back a detached copy."""
+    if not tensor._requires_grad:
+        return None
+    if tensor._grad_fn is not None:
+        return (tensor._grad_fn, tensor._output_nr)
+    return (tensor._accumulate_grad_node(), 0)
+
+
+class RawSavedTensor:
+    """``grad_fn._raw_saved_self``: one saved tensor of a node, to give it its own pair of
+    hooks after the fact (``register_hooks(pack_hook, unpack_hook)``): the pack hook runs
+    at once, the unpack hook whenever backward or ``_saved_self`` needs the tensor."""
+
+    __slots__ = ("_node", "_saved")
+
+    def __init__(self, node, saved):
+        self._node = node
+        self._saved = saved
+
+    def register_hooks(self, pack_hook, unpack_hook):
+        if not callable(pack_hook) or not callable(unpack_hook):
+            raise TypeError("register_hooks(): incompatible function arguments: pass two "
+                            "callables, pack_hook(tensor) and unpack_hook(packed)")
+        saved = self._saved
+        if saved.freed:
+            raise RuntimeError("Calling register_hooks on a saved tensor after it has been "
+                               "freed. " + FREED_MESSAGE.split(". ", 1)[1])
+        if saved.unpack_hook is not None:
+            raise RuntimeError("Calling register_hooks on a saved tensor whose hooks have "
+                               "already been set. Hint: only one pair of hooks is allowed at "
+                               "a time.")
+        if saved.output_nr is None:
+            tensor = saved.tensor
+        else:
+            tensor = Tensor._saved_output(saved.data, saved.version_counter, self._node,
+                                          saved.output_nr)
+        saved.link = _graph_link(tensor) if saved.output_nr is None else None
+        saved.packed = pack_hook(tensor)
+        saved.unpack_hook = unpack_hook
+        saved.tensor = saved.data = None
 
 
 def _checked_unpack(unpack_hook, packed):

@@ -9,7 +9,9 @@
 from .parameter import Parameter, Buffer
 from .modules import *  # noqa: F401,F403
 from .modules import __all__ as _modules_all
-from . import modules, functional, init, utils  # noqa: F401
+from . import modules, functional, init, utils, parallel  # noqa: F401
+from .parallel import DataParallel
 import minitorch.nn.functional as F  # noqa: F401
 
-__all__ = ["Parameter", "Buffer", "functional", "init", "modules", "utils"] + list(_modules_all)
+__all__ = ["Parameter", "Buffer", "functional", "init", "modules", "utils", "parallel",
+           "DataParallel"] + list(_modules_all)

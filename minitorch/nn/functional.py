@@ -22,8 +22,9 @@ from .. import ops
 from ..ops._common import BuiltinFunction, binary_operands, broadcast_error, wrap
 from ..ops.inplace import check_in_place
 from ..ops.linalg import Addmm
-from ..autograd.grad_mode import is_grad_enabled
-from .modules._backward_hook import BackwardHookFunction
+from ..autograd.grad_mode import is_grad_enabled, no_grad as _no_grad
+from .. import _functions as torch_functions
+from .._dtype import result_type
 from .parameter import Parameter
 from ._functions import activation as _act
 from ._functions import conv as _conv_ops
@@ -37,7 +38,8 @@ __all__ = ["linear", "relu", "sigmoid", "tanh", "softmax", "log_softmax", "dropo
            "gelu", "elu", "leaky_relu", "softplus", "dropout2d", "binary_cross_entropy",
            "binary_cross_entropy_with_logits", "l1_loss", "smooth_l1_loss", "huber_loss",
            "one_hot", "pad", "conv1d", "conv2d", "max_pool2d", "avg_pool2d",
-           "adaptive_avg_pool2d", "layer_norm", "embedding"]
+           "adaptive_avg_pool2d", "layer_norm", "embedding", "silu", "logsigmoid", "hardtanh",
+           "hardtanh_", "relu6", "normalize", "cosine_similarity", "kl_div", "group_norm"]
 
 
 # ----- argument checks --------------------------------------------------------------------
@@ -107,23 +109,9 @@ def relu(input, inplace=False):
         raise RuntimeError("Boolean inputs not supported for relu: convert the tensor with "
                            ".float() first")
     if inplace:
-        _check_in_place_target(input)
+        check_in_place(input)
         return ReluInplace.apply(input)
     return input.relu()
-
-
-def _check_in_place_target(input):
-    """Refuse, before any memory is touched, an in-place change autograd could not follow."""
-    node = input._grad_fn
-    if node is not None and getattr(node, "_forward_cls", None) is BackwardHookFunction:
-        raise RuntimeError(
-            f"Output {input._output_nr} of BackwardHookFunction is a view and is being modified "
-            "inplace. This view was created inside a custom Function (or because an input was "
-            "returned as-is) and the autograd logic to handle view+inplace would override the "
-            "custom backward associated with the custom Function, leading to incorrect "
-            "gradients. This behavior is forbidden. You can fix this by cloning the output of "
-            "the custom Function.")
-    check_in_place(input)
 
 
 class ReluInplace(BuiltinFunction):
@@ -238,7 +226,7 @@ def _reduce(loss, reduction):
 
 
 def _check_float(input, kernel):
-    if not input.is_floating_point():
+    if input._data.dtype.kind != "f":
         raise NotImplementedError(f'"{kernel}" not implemented for '
                                   f"'{input.dtype.type_name}': the input must be a floating "
                                   "point tensor (convert it with .float())")
@@ -412,17 +400,19 @@ def _nll_slope(ctx):
 def _check_class_targets(input, target):
     """PyTorch's checks, in its order: batch sizes, one target per sample (for (N, C)
     inputs), integer classes."""
-    batch = target.shape[0] if target.ndim else 0
-    if input.shape[0] != batch:
-        raise ValueError(f"Expected input batch_size ({input.shape[0]}) to match target "
+    x, t = input._data, target._data
+    batch = t.shape[0] if t.ndim else 0
+    if x.shape[0] != batch:
+        raise ValueError(f"Expected input batch_size ({x.shape[0]}) to match target "
                          f"batch_size ({batch}).")
-    if input.ndim == 2 and target.ndim > 1:
+    if x.ndim == 2 and t.ndim > 1:
         raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
     _check_target_dtype(target)
 
 
 def _check_target_dtype(target):
-    if target.dtype.name not in ("int64", "uint8"):
+    d = target._data.dtype
+    if not (d.kind == "i" and d.itemsize == 8 or d.kind == "u" and d.itemsize == 1):
         raise RuntimeError(f"expected target dtype to be Long or Byte, but got "
                            f"{target.dtype.type_name}")
 
@@ -488,19 +478,20 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
 def _nll(input, target, weight, ignore_index, reduction):
     """``nll_loss`` once its arguments' types are checked: the layout checks, then the
     node for the layout."""
-    if input.ndim == 1:
+    ndim = input._data.ndim
+    if ndim == 1:
         _check_1d_target(target)
     else:
         _check_class_targets(input, target)
-        if input.ndim > 2:
+        if ndim > 2:
             _check_spatial_target(input, target)
-    n_classes = input.shape[0] if input.ndim == 1 else input.shape[1]
+    n_classes = input._data.shape[0 if ndim == 1 else 1]
     if not _targets_in_range(target._data, n_classes, ignore_index):
         ignore_index = None                 # no target is ignored: the simple case
     w = _check_nll_weight(weight, n_classes)
-    if input.ndim <= 2:
+    if ndim <= 2:
         return NllLoss.apply(input, target._data, w, ignore_index, reduction)
-    if input.ndim == 4:
+    if ndim == 4:
         return NllLoss2d.apply(input, target._data, w, ignore_index, reduction)
     # other spatial layouts go through the 2-d loss, as (N, C, d1, rest) images
     n, c, d1 = input.shape[:3]
@@ -527,8 +518,8 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
     if label_smoothing > 1.0:
         raise RuntimeError(f"label_smoothing must be between 0.0 and 1.0. Got: "
                            f"{label_smoothing}")
-    class_dim = 0 if input.ndim <= 1 else 1
-    if target.shape == input.shape:         # one probability per class
+    class_dim = 0 if input._data.ndim <= 1 else 1
+    if target._data.shape == input._data.shape:         # one probability per class
         if not target.is_floating_point():
             raise RuntimeError("Expected floating point type for target with class "
                                f"probabilities, got {target.dtype.type_name}: give class "
@@ -536,7 +527,7 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
                                "as floats")
         logp = input.log_softmax(class_dim)
         return _soft_cross_entropy(logp, target, weight, reduction, label_smoothing, class_dim)
-    if input.ndim == 0:
+    if input._data.ndim == 0:
         raise ValueError("Expected 1 or more dimensions (got 0)")
     logp = ops.LogSoftmax.apply(input, class_dim)           # the input was checked above
     loss = _nll(logp, target, weight, ignore_index, reduction)
@@ -710,7 +701,7 @@ def elu(input, alpha=1.0, inplace=False):
     """``x`` if ``x > 0``, else ``alpha * (exp(x) - 1)``."""
     _float_input("elu", "elu_cpu", input)
     if inplace:
-        _check_in_place_target(input)
+        check_in_place(input)
         return _act.EluInplace.apply(input, alpha)
     return _act.Elu.apply(input, alpha)
 
@@ -719,7 +710,7 @@ def leaky_relu(input, negative_slope=0.01, inplace=False):
     """``x`` if ``x > 0``, else ``negative_slope * x``."""
     _float_input("leaky_relu", "leaky_relu_cpu", input)
     if inplace:
-        _check_in_place_target(input)
+        check_in_place(input)
         return _act.LeakyReluInplace.apply(input, negative_slope)
     return _act.LeakyRelu.apply(input, negative_slope)
 
@@ -728,6 +719,100 @@ def softplus(input, beta=1.0, threshold=20.0):
     """``log(1 + exp(beta * x)) / beta``: a smooth ReLU (``x`` itself past ``threshold``)."""
     _float_input("softplus", "softplus_cpu", input)
     return _act.Softplus.apply(input, beta, threshold)
+
+
+def silu(input, inplace=False):
+    """``x * sigmoid(x)`` (swish).  ``inplace=True`` writes the result into ``input``."""
+    _float_input("silu", "silu_cpu", input)
+    if inplace:
+        check_in_place(input)
+        source = input.clone() if input.requires_grad and is_grad_enabled() else input
+        return input.copy_(_act.Silu.apply(source))     # backward needs the values before
+    return _act.Silu.apply(input)
+
+
+def logsigmoid(input):
+    """``log(sigmoid(x))``, without overflow for large ``|x|``."""
+    _float_input("logsigmoid", "log_sigmoid_cpu", input)
+    return _act.LogSigmoid.apply(input)
+
+
+def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
+    """``x`` clipped to ``[min_val, max_val]``; gradient 1 strictly inside, 0 elsewhere."""
+    _check_tensor("hardtanh", "input", 1, input)
+    if min_val > max_val:
+        raise ValueError("min_val cannot be greater than max_val")
+    if inplace:
+        check_in_place(input)
+        return _act.HardtanhInplace.apply(input, min_val, max_val)
+    return _act.Hardtanh.apply(input, min_val, max_val)
+
+
+def hardtanh_(input, min_val=-1.0, max_val=1.0):
+    """``hardtanh`` written into ``input``."""
+    return hardtanh(input, min_val, max_val, inplace=True)
+
+
+def relu6(input, inplace=False):
+    """``min(max(0, x), 6)``: ``hardtanh(x, 0, 6)``, as PyTorch computes it."""
+    return hardtanh(input, 0.0, 6.0, inplace)
+
+
+# ----- normalize, cosine_similarity, kl_div: compositions, as in PyTorch -------------------------
+def normalize(input, p=2.0, dim=1, eps=1e-12, out=None):
+    """``input`` divided by its ``p``-norm along ``dim`` (at least ``eps``), so each slice
+    has norm 1; written with differentiable ops, the graph PyTorch records too."""
+    denom = input.norm(p, dim, keepdim=True).clamp(min=eps).expand_as(input)
+    if out is None:
+        return input / denom
+    return torch_functions.div(input, denom, out=out)
+
+
+def cosine_similarity(x1, x2, dim=1, eps=1e-8):
+    """``x1 . x2 / (|x1| |x2|)`` along ``dim`` (after broadcasting).  Each input is divided
+    by its norm first (which keeps the result within [-1, 1]); the norms are raised to
+    ``eps`` outside the graph, as PyTorch does, so the gradient treats them as plain norms."""
+    _check_tensor("cosine_similarity", "x1", 1, x1)
+    _check_tensor("cosine_similarity", "x2", 2, x2)
+    dtype = result_type(x1, x2)
+    if not dtype.is_floating_point:
+        raise RuntimeError(f"expected common dtype to be floating point, yet common dtype is "
+                           f"{dtype.type_name}. Convert the inputs with .float().")
+    x1, x2 = (x.to(dtype) if x.dtype != dtype else x for x in (x1, x2))
+    try:
+        x1, x2 = torch_functions.broadcast_tensors(x1, x2)
+    except RuntimeError:
+        raise broadcast_error(x1._data, x2._data) from None
+    n1 = x1.norm(2, dim, keepdim=True).clone()
+    n2 = x2.norm(2, dim, keepdim=True).clone()
+    with _no_grad():
+        n1.clamp_(min=eps)
+        n2.clamp_(min=eps)
+    return ((x1 / n1) * (x2 / n2)).sum(dim)
+
+
+def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_target=False):
+    """``target * (log(target) - input)`` summed as ``reduction`` says, with ``input`` given
+    as log-probabilities (and ``target`` too if ``log_target``).  ``batchmean`` divides the
+    sum by the batch size, which is the mathematical KL divergence; ``mean`` divides by
+    every element and warns, as PyTorch does."""
+    if size_average is not None or reduce is not None:
+        reduction = _legacy_reduction(size_average, reduce, stacklevel=3)
+    if reduction not in _REDUCTIONS + ("batchmean",):
+        raise ValueError(f"{reduction} is not a valid value for reduction")
+    if reduction == "mean":
+        warnings.warn("reduction: 'mean' divides the total loss by both the batch size and the "
+                      "support size.'batchmean' divides only by the batch size, and aligns with "
+                      "the KL div math definition.'mean' will be changed to behave the same as "
+                      "'batchmean' in the next major release.", UserWarning, stacklevel=2)
+    if log_target:
+        pointwise = target.exp() * (target - input)
+    else:
+        plogp = ops.where(target > 0, target * target.log(), 0.0)      # 0 log 0 = 0
+        pointwise = plogp - target * input
+    if reduction == "batchmean" and input.ndim != 0:
+        return pointwise.sum() / input.shape[0]
+    return _reduce(pointwise, "sum" if reduction == "batchmean" else reduction)
 
 
 # ----- dropout2d -----------------------------------------------------------------------------
@@ -1212,6 +1297,28 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
     _check_float(input, "LayerNormKernelImpl")
     _check_same_dtype(input, weight, bias)
     return _norm_ops.NativeLayerNorm.apply(input, weight, bias, n, eps)
+
+
+def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):
+    """Normalise each group of ``num_groups`` consecutive channels of each sample over its
+    channels and positions, then scale and shift each channel.  Input ``(N, C, *)``."""
+    _check_tensor("group_norm", "input", 1, input)
+    if input.ndim < 2:
+        raise RuntimeError(f"Expected at least 2 dimensions for input tensor but received "
+                           f"{input.ndim}")
+    channels = input.shape[1]
+    if channels % num_groups:
+        raise RuntimeError(f"Expected number of channels in input to be divisible by "
+                           f"num_groups, but got input of shape {list(input.shape)} and "
+                           f"num_groups={num_groups}")
+    for name, p in (("weight", weight), ("bias", bias)):
+        if p is not None and (p.ndim != 1 or p.shape[0] != channels):
+            raise RuntimeError(f"Expected {name} to be a vector of size equal to the number of "
+                               f"channels in input, but got {name} of shape {list(p.shape)} "
+                               f"and input of shape {list(input.shape)}")
+    _float_input("group_norm", "GroupNormKernelImpl", input)
+    _check_same_dtype(input, weight, bias)
+    return _norm_ops.NativeGroupNorm.apply(input, weight, bias, num_groups, eps)
 
 
 def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0,

@@ -44,6 +44,14 @@ class Parameter(Tensor):
     def __repr__(self):
         return "Parameter containing:\n" + super().__repr__()
 
+    def __deepcopy__(self, memo):
+        """A new parameter with copied values and the same ``requires_grad``.  As in
+        PyTorch, the copy has no ``.grad`` (``copy.deepcopy(model)`` gives a model with
+        no gradients) and none of the attributes set on the original."""
+        if id(self) not in memo:
+            memo[id(self)] = type(self)(self.detach().clone(), self.requires_grad)
+        return memo[id(self)]
+
 
 class _BufferMeta(type):
     """``isinstance(t, Buffer)`` is true for the tensors ``Buffer(...)`` marked."""

@@ -8,8 +8,9 @@ from .._dtype import result_type, float_result, from_numpy_dtype
 from .._tensor import Tensor
 from ..autograd import anomaly_mode, grad_mode
 from ..autograd.function import (BackwardCFunction, Function, as_outputs, describe_outputs,
-                                 edge_to, finish_unrecorded, link_into_graph,
-                                 save_and_mark_dirty, _fresh_memory, _pack_saved)
+                                 edge_to, finish_unrecorded, link_into_graph, share_version_counter,
+                                 save_and_mark_dirty, _fresh_memory, _pack_saved,
+                                 _only_graph_inputs)
 from ..autograd.graph import NO_EDGE, _sequence
 
 __all__ = ["BuiltinFunction", "unbroadcast", "sum_to_shape", "binary_operands", "as_float",
@@ -34,6 +35,10 @@ class BuiltinBackward(BackwardCFunction):
         Function gets."""
         self._to_save = tensors
 
+    def mark_dirty(self, *tensors):
+        """Built-in ops mark only their tensor input: kept without the check."""
+        self._dirty = tensors
+
     @property
     def saved_arrays(self):
         if self._saved is None:
@@ -44,7 +49,7 @@ class BuiltinBackward(BackwardCFunction):
         on_arrays = self._forward_cls.backward_on_arrays
         grad = grad_outputs[0]
         if on_arrays is None or grad is None or grad_mode._state.enabled or self._hooked \
-                or self._input_meta is not None:
+                or self._input_meta is not None or anomaly_mode._state.enabled:
             return BackwardCFunction._run_backward(self, grad_outputs, owned)
         return _wrap_array_results(on_arrays(self, grad._data), grad, owned[0])
 
@@ -53,6 +58,9 @@ def _wrap_array_results(results, grad, grad_owned):
     """The arrays ``backward_on_arrays`` returned, as tensors, and which ones the engine
     owns: the incoming gradient passed on keeps its ownership; a new array is owned;
     a view of the incoming gradient is owned as it was (see ``_fresh_memory``)."""
+    if type(results) is np.ndarray and results is not grad._data:    # one new gradient
+        t = Tensor._wrap(results)
+        return [t], [results.base is None or _fresh_memory(t, (grad,), (grad_owned,))]
     if type(results) is not tuple:
         results = (results,)
     tensors, owns = [], []
@@ -66,9 +74,11 @@ def _wrap_array_results(results, grad, grad_owned):
             owns.append(grad_owned)
             grad_owned = False          # passed on once; a second copy is shared
         else:
-            t = Tensor._wrap(r if type(r) is np.ndarray else np.asarray(r))
+            if type(r) is not np.ndarray:
+                r = np.asarray(r)
+            t = Tensor._wrap(r)
             tensors.append(t)
-            owns.append(t._data.base is None or _fresh_memory(t, (grad,), (grad_owned,)))
+            owns.append(r.base is None or _fresh_memory(t, (grad,), (grad_owned,)))
     return tensors, owns
 
 
@@ -101,30 +111,45 @@ class BuiltinFunction(Function):
         needs = (type(first) is Tensor or isinstance(first, Tensor)) and first._requires_grad
         if len(args) == 1:
             ctx.needs_input_grad = (needs,)
+        elif len(args) == 2:
+            second = args[1]
+            needs_second = (type(second) is Tensor or isinstance(second, Tensor)) \
+                and second._requires_grad
+            ctx.needs_input_grad = (needs, needs_second)
+            needs = needs or needs_second
         else:
             ctx.needs_input_grad = tuple([isinstance(a, Tensor) and a._requires_grad
                                           for a in args])
             needs = True in ctx.needs_input_grad
         result = cls.forward(ctx, *args)                            # 2. forward
-        if cls._is_view or type(result) is tuple or ctx._dirty:
+        if type(result) is tuple or ctx._dirty:
             if ctx._dirty and not (needs and grad_mode._state.enabled) \
                     and not grad_mode._state.inference:
                 for t in ctx._dirty:        # an unrecorded in-place change (optimizers)
                     t._version_counter.version += 1
                 return result
             return _apply_general(cls, ctx, args, result, needs)
-        out = result if type(result) is Tensor else Tensor._wrap(
-            result if type(result) is np.ndarray else np.asarray(result))
+        if cls._is_view:
+            if type(result) is not np.ndarray:
+                return _apply_general(cls, ctx, args, result, needs)
+            out = Tensor._wrap(result)
+            share_version_counter(first, (out,))
+        else:
+            out = result if type(result) is Tensor else Tensor._wrap(
+                result if type(result) is np.ndarray else np.asarray(result))
         if needs and grad_mode._state.enabled:                      # 3. record
-            if ctx._non_differentiable or cls._graph_inputs:
+            if ctx._non_differentiable:
                 return _apply_general(cls, ctx, args, out, needs)
             ctx._seq_nr = next(_sequence)
             ctx._next_edges = _edges(ctx, args)
+            if cls._graph_inputs:
+                ctx._next_edges = _only_graph_inputs(ctx._next_edges, args, cls._graph_inputs)
             if out._data.dtype.kind == "f":
                 out._grad_fn, out._requires_grad = ctx, True
             if anomaly_mode._state.enabled:
                 anomaly_mode.remember_forward(ctx)
-            if len(args) > 1 and isinstance(args[1], Tensor):
+            if len(args) > 2 or len(args) == 2 and type(args[1]) is not float \
+                    and isinstance(args[1], Tensor):
                 _check_dtype_changes(ctx, args, (out,))
             if ctx._to_save:
                 ctx._saved = _pack_saved(ctx, (out,))
@@ -168,7 +193,8 @@ def _check_dtype_changes(ctx, args, outputs):
     inputs' dtypes so that backward returns each gradient in its input's dtype."""
     out = outputs[0]._data.dtype if isinstance(outputs[0], Tensor) else None
     for a in args:
-        if isinstance(a, Tensor) and a._requires_grad and a._data.dtype != out:
+        if type(a) is not np.ndarray and isinstance(a, Tensor) and a._requires_grad \
+                and a._data.dtype is not out:
             ctx._input_meta = tuple((x._data.shape, x.dtype) if isinstance(x, Tensor) and
                                     x._requires_grad else None for x in args)
             return

@@ -241,6 +241,8 @@ class NumberSavingBackward(BuiltinBackward):
     saved value (``grad_fn._saved_other``, a 0-d tensor): backward frees it, so running
     the graph a second time fails as it does for saved tensors (unless retain_graph)."""
 
+    __slots__ = ("number",)
+
     @property
     def _saved_other(self):
         number = saved_number(self)

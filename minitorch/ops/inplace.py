@@ -10,6 +10,8 @@ Before touching any memory, :func:`check_in_place` refuses what autograd
 could not follow, so a refused op leaves the tensor as it was.
 """
 
+import re
+
 import numpy as np
 
 from .._dtype import can_cast, result_type
@@ -35,6 +37,8 @@ def check_in_place(t, *others, through_view=False):
     if not grad_mode.is_grad_enabled():
         return
     involved = t._requires_grad or any(isinstance(o, Tensor) and o._requires_grad for o in others)
+    if t._grad_fn is not None and getattr(t, "_made_in_custom_function", False):
+        raise custom_function_view_error(t)
     if t._view_made_without_grad:
         raise RuntimeError(
             "A view was created in no_grad mode and is being modified inplace with grad mode "
@@ -53,6 +57,19 @@ def check_in_place(t, *others, through_view=False):
                 "minitorch does not support in-place operations on a view of a tensor that is "
                 "part of the autograd graph (PyTorch rewrites the base tensor's graph for "
                 "this). Use the out-of-place operation, or clone() the base tensor first.")
+
+
+def custom_function_view_error(t):
+    """PyTorch's error for changing in place an output that a custom Function returned as
+    one of its inputs, or as a view of one (a module's full backward hooks make such
+    outputs: see ``nn.modules._backward_hook``)."""
+    op = re.sub(r"Backward\d*$", "", t._grad_fn.name())
+    return RuntimeError(
+        f"Output {t._output_nr} of {op} is a view and is being modified inplace. This view "
+        "was created inside a custom Function (or because an input was returned as-is) and "
+        "the autograd logic to handle view+inplace would override the custom backward "
+        "associated with the custom Function, leading to incorrect gradients. This behavior "
+        "is forbidden. You can fix this by cloning the output of the custom Function.")
 
 
 def _view_of_leaf_error():
@@ -149,6 +166,8 @@ def _scaled_values(b, alpha, dtype):
     then the result cast, as PyTorch's kernels do)."""
     if alpha == 1:
         return _values(b, dtype)
+    if b._data.dtype is dtype and dtype.kind == "f" and type(alpha) is float:
+        return b._data * alpha      # a Python float keeps the array's dtype
     return np.multiply(b._data, alpha, dtype=np.result_type(b._data, alpha)).astype(dtype, copy=False)
 
 

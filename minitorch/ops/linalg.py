@@ -47,7 +47,7 @@ class Mm(BuiltinFunction):
         if b.ndim != 2:
             raise RuntimeError("mat2 must be a matrix")
         _same_dtype(a, b)
-        if a.shape[1] != b.shape[0]:
+        if a._data.shape[1] != b._data.shape[0]:
             raise RuntimeError(
                 f"mat1 and mat2 shapes cannot be multiplied ({_shape_text(a.shape)} and "
                 f"{_shape_text(b.shape)}): the columns of the first must equal the rows of "
@@ -154,18 +154,18 @@ class Bmm(BuiltinFunction):
 class Addmm(BuiltinFunction):
     """``bias + a @ b`` in one node: what ``nn.Linear`` records (with ``b = weight.t()``)."""
     _backward_name = "AddmmBackward0"
-    _saved_names = ("mat2", "mat1")
+    _saved_names = ("mat1", "mat2")       # PyTorch packs (and unpacks) mat1 first
 
     @staticmethod
     def forward(ctx, bias, a, b):
         _same_dtype(a, b, "mat1 and mat2 must have the same dtype, but got {} and {}")
-        if a.shape[1] != b.shape[0]:
+        if a._data.shape[1] != b._data.shape[0]:
             raise RuntimeError(
                 f"mat1 and mat2 shapes cannot be multiplied ({_shape_text(a.shape)} and "
                 f"{_shape_text(b.shape)})")
         need_bias, need_a, need_b = ctx.needs_input_grad
-        ctx.save_for_backward(b if need_a else None, a if need_b else None)
-        ctx.bias_shape = bias.shape
+        ctx.save_for_backward(a if need_b else None, b if need_a else None)
+        ctx.bias_shape = bias._data.shape
         ctx.b_transposed = _transposed(b._data)
         out = a._data @ b._data
         out += bias._data
@@ -173,7 +173,7 @@ class Addmm(BuiltinFunction):
 
     @staticmethod
     def backward(ctx, grad):
-        b, a = ctx.saved_tensors
+        a, b = ctx.saved_tensors
         need_bias = ctx.needs_input_grad[0]
         return (grad.sum_to_size(ctx.bias_shape) if need_bias else None,
                 grad.mm(b.t()) if b is not None else None,
@@ -181,11 +181,19 @@ class Addmm(BuiltinFunction):
 
     @staticmethod
     def backward_on_arrays(ctx, grad):
-        b, a = ctx.saved_arrays
+        a, b = ctx.saved_arrays
         need_bias = ctx.needs_input_grad[0]
-        return (sum_to_shape(grad, ctx.bias_shape) if need_bias else None,
+        return (_bias_gradient(grad, ctx.bias_shape) if need_bias else None,
                 grad @ b.T if b is not None else None,
                 _product(a.T, grad, ctx.b_transposed) if a is not None else None)
+
+
+def _bias_gradient(grad, shape):
+    """The bias's share of ``grad``: for nn.Linear's bias (one value per column), the
+    column sums; any other broadcast bias, summed back to its shape."""
+    if len(shape) == 1 and grad.ndim == 2 and grad.shape[1] == shape[0]:
+        return np.add.reduce(grad, axis=0)
+    return sum_to_shape(grad, shape)
 
 
 def _transposed(x):

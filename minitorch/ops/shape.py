@@ -7,6 +7,8 @@ numbers around: the inverse reshape, the inverse transpose, a sum for
 ``expand``.
 """
 
+import math
+
 import numpy as np
 
 from .._dtype import from_numpy_dtype, promote_types
@@ -37,7 +39,7 @@ def infer_shape(shape, size):
             raise RuntimeError(f"invalid shape dimension {s} at index {i} of shape "
                                f"{list(shape)}")
     if inferred is not None:
-        known = int(np.prod([s for s in shape if s != -1]))
+        known = math.prod(s for s in shape if s != -1)
         if known == 0:
             if size == 0:
                 raise RuntimeError(
@@ -47,7 +49,7 @@ def infer_shape(shape, size):
         if size % known:
             raise RuntimeError(f"shape '{list(shape)}' is invalid for input of size {size}")
         shape = tuple(size // known if s == -1 else s for s in shape)
-    if int(np.prod(shape)) != size:
+    if math.prod(shape) != size:
         raise RuntimeError(f"shape '{list(shape)}' is invalid for input of size {size}")
     return tuple(shape)
 
@@ -165,7 +167,7 @@ def unflatten(a, dim, sizes):
     sizes = tuple(sizes)
     if not sizes:
         raise RuntimeError("unflatten: sizes must be non-empty")
-    known = int(np.prod([s for s in sizes if s != -1]))
+    known = math.prod(s for s in sizes if s != -1)
     if -1 not in sizes and known != a.shape[d]:
         raise RuntimeError(f"unflatten: Provided sizes {list(sizes)} don't multiply up to the "
                            f"size of dim {dim} ({a.shape[d]}) in the input tensor")

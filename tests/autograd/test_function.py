@@ -400,3 +400,89 @@ def test_saved_non_differentiable_output_comes_back_without_graph():
     out, idx = WithIndex.apply(a)
     out.sum().backward()
     assert a.grad.tolist() == [2.0, 2.0]
+
+
+def test_tensors_inside_containers_are_not_graph_inputs():
+    """PyTorch 2.13: only tensors passed directly to apply are tracked.  A tensor inside a
+    list or dict gets no edge and no gradient; a Function whose tensors all sit in a
+    container records nothing (its result does not require grad)."""
+    class SumList(Function):
+        @staticmethod
+        def forward(ctx, xs):
+            SumList.flags = ctx.needs_input_grad
+            return xs[0] + xs[1]
+
+        @staticmethod
+        def backward(ctx, g):
+            return None
+
+    class Scaled(Function):
+        @staticmethod
+        def forward(ctx, x, extras):
+            return x * extras["scale"]
+
+        @staticmethod
+        def backward(ctx, g):
+            return g * 2, None
+
+    a = minitorch.ones(2, requires_grad=True)
+    b = minitorch.ones(2, requires_grad=True)
+    out = SumList.apply([a, b])
+    assert SumList.flags == (False,)
+    assert out.grad_fn is None and not out.requires_grad
+
+    x = minitorch.ones(2, requires_grad=True)
+    scale = minitorch.tensor(2.0, requires_grad=True)
+    y = Scaled.apply(x, {"scale": scale})
+    assert len(y.grad_fn.next_functions) == 1
+    y.sum().backward()
+    assert x.grad.tolist() == [2.0, 2.0] and scale.grad is None
+
+
+def test_gradient_for_a_tensor_that_needs_none_is_ignored():
+    """PyTorch 2.13 accepts (and drops) a gradient returned for a tensor argument that does
+    not require grad; only arguments that are no tensor must get None."""
+    class Both(Function):
+        @staticmethod
+        def forward(ctx, x, w):
+            return x * w
+
+        @staticmethod
+        def backward(ctx, g):
+            return g * 2, g * 3
+
+    x = minitorch.ones(2, requires_grad=True)
+    w = minitorch.ones(2)
+    Both.apply(x, w).sum().backward()
+    assert x.grad.tolist() == [2.0, 2.0] and w.grad is None
+
+
+def test_once_differentiable_error_node_hangs_from_a_stand_in_leaf():
+    """PyTorch 2.13: the Error node of a once-differentiable backward is linked to fresh
+    leaves, not to the incoming gradients.  backward() reaches it and raises; autograd.grad
+    for chosen inputs finds no path (unused input); gradgradcheck sees zeros and fails."""
+    class CubeOnce(Function):
+        @staticmethod
+        def forward(ctx, x):
+            ctx.save_for_backward(x)
+            return x ** 3
+
+        @staticmethod
+        @once_differentiable
+        def backward(ctx, grad):
+            x, = ctx.saved_tensors
+            return grad * 3 * x ** 2
+
+    x = minitorch.tensor(2.0, requires_grad=True)
+    d1, = minitorch.autograd.grad(CubeOnce.apply(x) ** 2, x, create_graph=True)
+    assert d1.item() == 192.0 and d1.requires_grad and repr(d1).endswith("grad_fn=<Error>)")
+    stand_in = d1.grad_fn.next_functions[0][0].variable
+    assert len(d1.grad_fn.next_functions) == 1 and stand_in.is_leaf
+    with pytest.raises(RuntimeError, match="appears to not have been used in the graph"):
+        minitorch.autograd.grad(d1, x)
+    assert minitorch.autograd.grad(d1, x, allow_unused=True) == (None,)
+    with pytest.raises(RuntimeError, match="marked with @once_differentiable"):
+        d1.backward()
+    assert x.grad is None
+    x64 = minitorch.tensor([0.5, -1.0, 2.0], dtype=minitorch.float64, requires_grad=True)
+    assert minitorch.autograd.gradgradcheck(CubeOnce.apply, (x64,), raise_exception=False) is False

@@ -334,3 +334,35 @@ def test_builtin_nodes_also_have_saved_tensors_a_deliberate_difference():
     y = x * x
     assert y.grad_fn._saved_self is x
     assert [t is x for t in y.grad_fn.saved_tensors] == [True, True]
+
+
+def test_calling_a_node_returns_one_gradient_per_edge():
+    """``grad_fn(grad)`` as PyTorch 2.13 answers it: one value per entry of
+    ``next_functions`` (none for an argument that is not a graph input, such as a
+    ``dim`` or an exponent), a bare tensor when there is one, () for a leaf's node."""
+    x = torch.ones(2, 3, requires_grad=True)
+    singles = [x.sum(0), x ** 2, x.clamp(min=0), x.view(6), x.exp()]
+    pair = x * 2
+    acc = pair.grad_fn.next_functions[0][0]
+    with torch.no_grad():
+        for t in singles:
+            result = t.grad_fn(torch.ones_like(t))
+            assert isinstance(result, torch.Tensor), t.grad_fn.name()
+            assert result.shape == x.shape
+        assert singles[0].grad_fn(torch.ones(3)).tolist() == [[1.0] * 3] * 2
+        assert singles[1].grad_fn(torch.ones(2, 3)).tolist() == [[2.0] * 3] * 2
+        both = pair.grad_fn(torch.ones(2, 3))
+        assert type(both) is tuple and len(both) == 2 and both[1] is None
+        assert both[0].tolist() == [[2.0] * 3] * 2
+        assert acc(torch.ones(2, 3)) == () and x.grad.tolist() == [[1.0] * 3] * 2
+
+
+def test_a_leaf_node_prints_and_numbers_as_in_pytorch():
+    """PyTorch: ``<AccumulateGrad object at 0x...>`` (its name() keeps the C++
+    namespace), and sequence number 2**64 - 1, the largest, so it runs first."""
+    x = torch.tensor([1., 2.], requires_grad=True)
+    acc = (x * 2).grad_fn.next_functions[0][0]
+    assert repr(acc).startswith("<AccumulateGrad object at 0x")
+    assert acc._sequence_nr() == 18446744073709551615
+    y = x.exp()
+    assert repr(y.grad_fn).startswith("<ExpBackward0 object at 0x")

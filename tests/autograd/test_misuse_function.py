@@ -78,6 +78,7 @@ FUNCTIONS = dict(
                               g: g),
     ForwardRaises=function(_forward_raises, lambda ctx, g: g),
     BackwardRaises=function(lambda ctx, x: x * 2, _backward_raises),
+    GradForNumber=function(lambda ctx, x, k: x * 2, lambda ctx, g: (g * 2, g)),
     NoBackward=type("NoBackward", (Function,), {"forward": staticmethod(lambda ctx, x: x * 2)}),
 )
 
@@ -102,6 +103,15 @@ ROWS = [
         r"expected Variable or None \(got int\)"),
     Row(X + "ListGrad.apply(x).sum().backward()", RuntimeError,
         r"expected Variable or None \(got list\)"),
+    # PyTorch 2.13: a gradient for an argument that is no tensor (a number, None, a list of
+    # tensors) is an error, with the position counted from 1.
+    Row(X + "GradForNumber.apply(x, 3.0).sum().backward()", RuntimeError,
+        r"function \w*Backward returned a gradient different than None at position 2, but the "
+        r"corresponding forward input was not a Variable"),
+    Row(X + "GradForNumber.apply(x, None).sum().backward()", RuntimeError,
+        r"returned a gradient different than None at position 2"),
+    Row(X + "GradForNumber.apply(x, [torch.ones(2, requires_grad=True)]).sum().backward()",
+        RuntimeError, r"returned a gradient different than None at position 2"),
     Row(X + "SavesInt.apply(x)", TypeError,
         "save_for_backward can only save variables, but argument 0 is of type int"),
     Row(X + "SavesList.apply(x)", TypeError,

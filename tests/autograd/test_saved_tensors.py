@@ -161,3 +161,76 @@ def test_saved_tensors_hooks_nest_and_only_apply_inside():
         x.exp()
     x.exp()
     assert calls == ["inner", "outer"]
+
+
+def _detaching_hooks():
+    return saved_tensors_hooks(lambda t: t.detach().clone(), lambda packed: packed)
+
+
+def test_unpacked_tensors_keep_their_place_in_the_graph():
+    # PyTorch 2.13: what the unpack hook returns comes back as a new tensor on its memory,
+    # with the saved tensor's graph link: grad_fn for a saved output or non-leaf input,
+    # the leaf's AccumulateGrad for a leaf; as returned if the saved tensor needed no grad.
+    a = minitorch.tensor([1.0, 2.0], requires_grad=True)
+    c = minitorch.tensor([1.0, 2.0], requires_grad=True) * 1
+    w = minitorch.tensor([5.0, 6.0])
+    ones = minitorch.ones(2)
+    with saved_tensors_hooks(lambda t: None, lambda packed: ones):
+        e = a.exp()
+        m = a * c
+        n = a * w
+    out = e.grad_fn._saved_result
+    assert out is not ones and out.grad_fn is e.grad_fn and out.requires_grad
+    leaf = m.grad_fn._saved_self
+    assert leaf is not ones and leaf.grad_fn is None and leaf.requires_grad and leaf.is_leaf
+    other = m.grad_fn._saved_other
+    assert other is not ones and other.grad_fn is c.grad_fn and other.requires_grad
+    assert n.grad_fn._saved_other is ones
+
+
+def test_double_backward_through_hooked_saved_tensors():
+    # PyTorch 2.13: exp -> [e, e^2] twice; (a * a).sum() -> [2, 4] then [2, 2]
+    a = minitorch.tensor([1.0, 2.0], requires_grad=True)
+    with _detaching_hooks():
+        h = a.exp().sum()
+    (g,) = minitorch.autograd.grad(h, a, create_graph=True)
+    assert g.grad_fn.name() == "MulBackward0"
+    (g2,) = minitorch.autograd.grad(g.sum(), a)
+    assert np.allclose(g2.numpy(), np.exp([1.0, 2.0]))
+    with _detaching_hooks():
+        h = (a * a).sum()
+    (g,) = minitorch.autograd.grad(h, a, create_graph=True)
+    assert g.tolist() == [2.0, 4.0] and g.grad_fn.name() == "AddBackward0"
+    (g2,) = minitorch.autograd.grad(g.sum(), a)
+    assert g2.tolist() == [2.0, 2.0]
+
+
+def test_saved_tensors_are_packed_and_unpacked_in_pytorchs_order():
+    # PyTorch 2.13: AddmmBackward0 packs (and unpacks) mat1 before mat2, MmBackward0 mat2
+    # before self, MulBackward0 other before self.
+    events = []
+
+    def pack(t):
+        events.append(("pack", tuple(t.shape)))
+        return t
+
+    def unpack(t):
+        events.append(("unpack", tuple(t.shape)))
+        return t
+
+    bias = minitorch.zeros(3, requires_grad=True)
+    mat1 = minitorch.ones(2, 4, requires_grad=True)
+    mat2 = minitorch.ones(4, 3, requires_grad=True)
+    expected = {"addmm": [(2, 4), (4, 3)], "linear": [(2, 4), (4, 3)],
+                "mm": [(4, 3), (2, 4)], "mul": [(2, 1), (2, 4)]}
+    ops = {"addmm": lambda: minitorch.addmm(bias, mat1, mat2),
+           "linear": lambda: minitorch.nn.functional.linear(mat1, mat2.t(), bias),
+           "mm": lambda: mat1 @ mat2,
+           "mul": lambda: mat1 * minitorch.ones(2, 1, requires_grad=True)}
+    for name, op in ops.items():
+        events.clear()
+        with saved_tensors_hooks(pack, unpack):
+            y = op()
+        y.sum().backward()
+        order = expected[name]
+        assert events == [("pack", s) for s in order] + [("unpack", s) for s in order], name

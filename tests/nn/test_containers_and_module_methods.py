@@ -372,3 +372,39 @@ def test_identity_ignores_its_arguments():
     layer = nn.Identity(3, foo=1)
     x = torch.ones(2)
     assert repr(layer) == "Identity()" and layer(x) is x
+
+
+# ----- ModuleList: + and pop (values printed by PyTorch 2.13) ---------------------------------
+def _kinds(module_list):
+    return [(key, type(m).__name__) for key, m in module_list._modules.items()]
+
+
+def test_module_list_add_makes_a_new_list_of_the_same_modules():
+    ml = nn.ModuleList([nn.ReLU(), nn.Tanh()])
+    both = ml + nn.ModuleList([nn.Sigmoid()])
+    assert _kinds(both) == [("0", "ReLU"), ("1", "Tanh"), ("2", "Sigmoid")]
+    assert both[0] is ml[0] and len(ml) == 2
+    assert _kinds(ml + [nn.Identity()]) == [("0", "ReLU"), ("1", "Tanh"), ("2", "Identity")]
+    assert _kinds(ml + nn.Sequential(nn.Identity()))[-1] == ("2", "Identity")
+    assert (ml + ml)[2] is ml[0]
+    assert repr(ml + ()) == "ModuleList(\n  (0): ReLU()\n  (1): Tanh()\n)"
+    with pytest.raises(TypeError, match="'int' object is not iterable"):
+        ml + 3
+    with pytest.raises(TypeError, match="int is not a Module subclass"):
+        ml + [3]
+
+
+def test_module_list_pop_returns_the_module_and_renumbers():
+    def make():
+        return nn.ModuleList([nn.ReLU(), nn.Tanh(), nn.Sigmoid()])
+
+    for key, popped, left in [(0, "ReLU()", [("0", "Tanh"), ("1", "Sigmoid")]),
+                              (-1, "Sigmoid()", [("0", "ReLU"), ("1", "Tanh")]),
+                              (1, "Tanh()", [("0", "ReLU"), ("1", "Sigmoid")])]:
+        ml = make()
+        assert repr(ml.pop(key)) == popped and _kinds(ml) == left
+    ml = make()
+    assert repr(ml.pop(slice(0, 2))) == "ModuleList(\n  (0): ReLU()\n  (1): Tanh()\n)"
+    assert _kinds(ml) == [("0", "Sigmoid")]
+    with pytest.raises(IndexError, match="index 5 is out of range"):
+        make().pop(5)

@@ -15,7 +15,8 @@ import numpy as np
 
 from ...ops._common import BuiltinFunction, as_float, wrap
 
-__all__ = ["Erf", "Log1p", "Gelu", "Elu", "EluInplace", "LeakyRelu", "LeakyReluInplace", "Softplus"]
+__all__ = ["Erf", "Log1p", "Gelu", "Elu", "EluInplace", "LeakyRelu", "LeakyReluInplace", "Softplus",
+           "Silu", "LogSigmoid", "Hardtanh", "HardtanhInplace"]
 
 _erf = np.frompyfunc(math.erf, 1, 1)        # numpy has no erf; math.erf is exact to the last bit
 _TWO_OVER_SQRT_PI = 2 / math.sqrt(math.pi)
@@ -257,3 +258,99 @@ class Softplus(BuiltinFunction):
 def sigmoid_array(z):
     """``1 / (1 + exp(-z))`` without overflow for any ``z``: ``exp(-log(1 + exp(-z)))``."""
     return np.exp(-np.logaddexp(0, -z))
+
+
+# ----- SiLU, LogSigmoid, Hardtanh -----------------------------------------------------------
+class Silu(BuiltinFunction):
+    """``x * sigmoid(x)`` (also called swish); derivative ``s * (1 + x * (1 - s))``."""
+    _backward_name = "SiluBackward0"
+    _saved_names = ("self",)
+
+    @staticmethod
+    def forward(ctx, a):
+        ctx.save_for_backward(a)
+        x = a._data
+        return (x * sigmoid_array(x)).astype(x.dtype, copy=False)
+
+    @staticmethod
+    def backward(ctx, grad):
+        a, = ctx.saved_tensors
+        s = a.sigmoid()
+        return grad * (s * (a * (1 - s) + 1))
+
+    @staticmethod
+    def backward_on_arrays(ctx, grad):
+        x, = ctx.saved_arrays
+        s = sigmoid_array(x)
+        return grad * (s * (1 + x * (1 - s))).astype(grad.dtype, copy=False)
+
+
+class LogSigmoid(BuiltinFunction):
+    """``log(sigmoid(x)) = -log(1 + exp(-x))``, computed without overflow; derivative
+    ``sigmoid(-x)``."""
+    _backward_name = "LogSigmoidBackward0"
+    _saved_names = ("self",)
+
+    @staticmethod
+    def forward(ctx, a):
+        ctx.save_for_backward(a)
+        x = a._data
+        return (np.minimum(x, 0) - np.log1p(np.exp(-np.abs(x)))).astype(x.dtype, copy=False)
+
+    @staticmethod
+    def backward(ctx, grad):
+        a, = ctx.saved_tensors
+        return grad * (-a).sigmoid()
+
+    @staticmethod
+    def backward_on_arrays(ctx, grad):
+        x, = ctx.saved_arrays
+        return grad * sigmoid_array(-x).astype(grad.dtype, copy=False)
+
+
+def _inside(values, low, high, dtype):
+    """1 strictly between ``low`` and ``high``, 0 elsewhere (at the bounds too, as PyTorch)."""
+    return ((values > low) & (values < high)).astype(dtype, copy=False)
+
+
+class Hardtanh(BuiltinFunction):
+    """``x`` clipped to ``[min_val, max_val]``; ``relu6`` is ``hardtanh(x, 0, 6)``."""
+    _backward_name = "HardtanhBackward0"
+    _saved_names = ("self",)
+
+    @staticmethod
+    def forward(ctx, a, low, high):
+        ctx.save_for_backward(a)
+        ctx.low, ctx.high = low, high
+        x = a._data
+        return np.clip(x, low, high).astype(x.dtype, copy=False)
+
+    @staticmethod
+    def backward(ctx, grad):
+        a, = ctx.saved_tensors
+        return grad * wrap(_inside(a._data, ctx.low, ctx.high, grad._data.dtype)), None, None
+
+    @staticmethod
+    def backward_on_arrays(ctx, grad):
+        x, = ctx.saved_arrays
+        return grad * _inside(x, ctx.low, ctx.high, grad.dtype), None, None
+
+
+class HardtanhInplace(BuiltinFunction):
+    """``hardtanh_``: the result written into the input.  The result lies strictly inside
+    the bounds exactly where the input did, so backward reads it instead of the input."""
+    _backward_name = "HardtanhBackward0"
+    _saved_names = ("result",)
+
+    @staticmethod
+    def forward(ctx, a, low, high):
+        np.clip(a._data, low, high, out=a._data)
+        ctx.mark_dirty(a)
+        ctx.save_for_backward(a)
+        ctx.low, ctx.high = low, high
+        return a
+
+    @staticmethod
+    def backward(ctx, grad):
+        result, = ctx.saved_tensors
+        return grad * wrap(_inside(result._data, ctx.low, ctx.high, grad._data.dtype)), None, None

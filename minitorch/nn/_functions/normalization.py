@@ -1,7 +1,9 @@
 """Layer normalisation and embedding lookup as built-in Functions (chapter 11's layers).
 
 ``NativeLayerNorm`` normalises each sample over its last dimensions (the
-``normalized_shape``), then scales and shifts elementwise.  Unlike batch
+``normalized_shape``), then scales and shifts elementwise.  ``NativeGroupNorm``
+normalises each group of channels of each sample, then scales and shifts each
+channel.  Unlike batch
 normalisation it never mixes samples, so it behaves the same in training
 and evaluation.
 
@@ -14,7 +16,7 @@ import numpy as np
 
 from ...ops._common import BuiltinFunction, wrap
 
-__all__ = ["NativeLayerNorm", "Embedding", "EmbeddingDenseBackward"]
+__all__ = ["NativeLayerNorm", "NativeGroupNorm", "Embedding", "EmbeddingDenseBackward"]
 
 
 class NativeLayerNorm(BuiltinFunction):
@@ -79,6 +81,89 @@ class NativeLayerNorm(BuiltinFunction):
         if need_b:
             grad_b = grad.sum(axis=lead) if lead else grad.copy()
         return grad_x, grad_w, grad_b, None, None
+
+
+# ----- group norm -------------------------------------------------------------------------------
+class NativeGroupNorm(BuiltinFunction):
+    """Each sample's channels split into ``group`` groups, each normalised over its channels
+    and positions; then ``* weight + bias`` per channel.  Input ``(N, C, *)``."""
+    _backward_name = "NativeGroupNormBackward0"
+    _graph_inputs = 3               # input, weight, bias (None without affine)
+    _saved_names = ("input", "weight", "bias")
+
+    @staticmethod
+    def forward(ctx, input, weight, bias, group, eps):
+        x = input._data
+        n, c = x.shape[0], x.shape[1]
+        xg = x.reshape(n, group, -1)
+        centered = xg - xg.mean(axis=2, keepdims=True)
+        rstd = 1 / np.sqrt((centered * centered).mean(axis=2, keepdims=True) + eps)
+        ctx.normalized = (centered * rstd).reshape(x.shape).astype(x.dtype, copy=False)
+        ctx.rstd, ctx.group, ctx.eps = rstd.astype(x.dtype), group, eps
+        ctx._saved_N, ctx._saved_C, ctx._saved_group, ctx._saved_eps = n, c, group, eps
+        ctx._saved_HxW = x.size // max(n * c, 1)
+        ctx.save_for_backward(input, weight, bias)
+        out = ctx.normalized
+        if weight is not None:
+            out = out * _per_channel(weight._data, x.ndim)
+        if bias is not None:
+            out = out + _per_channel(bias._data, x.ndim)
+        return out.astype(x.dtype, copy=False)
+
+    @staticmethod
+    def backward(ctx, grad):
+        """Written with tensor operations (the statistics recomputed from the input), so
+        that the gradient can be differentiated again."""
+        x, weight, bias = ctx.saved_tensors
+        need_x, need_w, need_b = ctx.needs_input_grad[:3]
+        n, shape, others = x.shape[0], x.shape, _all_but_channels(x.ndim)
+        xg = x.reshape(n, ctx.group, -1)
+        centered = xg - xg.mean(2, keepdim=True)
+        rstd = 1 / ((centered * centered).mean(2, keepdim=True) + ctx.eps).sqrt()
+        xhat = centered * rstd
+        grad_x = grad_w = grad_b = None
+        if need_x:
+            gx = grad * weight.reshape(_channel_shape(x.ndim)) if weight is not None else grad
+            gx = gx.reshape(n, ctx.group, -1)
+            grad_x = (rstd * (gx - gx.mean(2, keepdim=True)
+                              - xhat * (gx * xhat).mean(2, keepdim=True))).reshape(shape)
+        if need_w:
+            grad_w = (grad * xhat.reshape(shape)).sum(others)
+        if need_b:
+            grad_b = grad.sum(others)
+        return grad_x, grad_w, grad_b, None, None
+
+    @staticmethod
+    def backward_on_arrays(ctx, grad):
+        x, weight, _ = ctx.saved_arrays
+        need_x, need_w, need_b = ctx.needs_input_grad[:3]
+        n, others, xhat = x.shape[0], _all_but_channels(x.ndim), ctx.normalized
+        grad_x = grad_w = grad_b = None
+        if need_x:
+            gx = grad * _per_channel(weight, x.ndim) if weight is not None else grad
+            gx = gx.reshape(n, ctx.group, -1)
+            xhat_g = xhat.reshape(n, ctx.group, -1)
+            grad_x = ctx.rstd * (gx - gx.mean(axis=2, keepdims=True)
+                                 - xhat_g * (gx * xhat_g).mean(axis=2, keepdims=True))
+            grad_x = grad_x.reshape(x.shape).astype(grad.dtype, copy=False)
+        if need_w:
+            grad_w = (grad * xhat).sum(axis=others)
+        if need_b:
+            grad_b = grad.sum(axis=others)
+        return grad_x, grad_w, grad_b, None, None
+
+
+def _channel_shape(ndim):
+    return (1, -1) + (1,) * (ndim - 2)
+
+
+def _per_channel(values, ndim):
+    """A ``(C,)`` array shaped to broadcast along dimension 1 of an ``ndim``-d input."""
+    return values.reshape(_channel_shape(ndim))
+
+
+def _all_but_channels(ndim):
+    return (0,) + tuple(range(2, ndim))
 
 
 # ----- embedding --------------------------------------------------------------------------------

@@ -1,5 +1,6 @@
 """Activation layers: ``ReLU``, ``Sigmoid``, ``Tanh``, ``Softmax``, ``LogSoftmax``
-(chapter 5), and ``LeakyReLU``, ``GELU``, ``ELU``, ``Softplus`` (chapter 11).
+(chapter 5), and ``LeakyReLU``, ``GELU``, ``ELU``, ``Softplus``, ``SiLU``, ``LogSigmoid``,
+``Hardtanh``, ``ReLU6`` (chapter 11 and the tutorials).
 
 Modules without parameters: each ``forward`` is one call into
 ``nn.functional``.  They exist so that a network can be written as a
@@ -10,7 +11,7 @@ from .. import functional as F
 from .module import Module
 
 __all__ = ["ReLU", "Sigmoid", "Tanh", "Softmax", "LogSoftmax", "LeakyReLU", "GELU", "ELU",
-           "Softplus"]
+           "Softplus", "SiLU", "LogSigmoid", "Hardtanh", "ReLU6"]
 
 
 class ReLU(Module):
@@ -132,3 +133,52 @@ class Softplus(Module):
 
     def extra_repr(self):
         return f"beta={self.beta}, threshold={self.threshold}"
+
+
+class SiLU(Module):
+    """``x * sigmoid(x)`` (swish)."""
+
+    def __init__(self, inplace=False):
+        super().__init__()
+        self.inplace = inplace
+
+    def forward(self, input):
+        return F.silu(input, inplace=self.inplace)
+
+    def extra_repr(self):
+        return "inplace=True" if self.inplace else ""
+
+
+class LogSigmoid(Module):
+    """``log(sigmoid(x))``, stable for large ``|x|``."""
+
+    def forward(self, input):
+        return F.logsigmoid(input)
+
+
+class Hardtanh(Module):
+    """``x`` clipped to ``[min_val, max_val]``."""
+
+    def __init__(self, min_val=-1.0, max_val=1.0, inplace=False):
+        super().__init__()
+        if max_val <= min_val:
+            raise AssertionError(f"max_val ({max_val}) must be greater than min_val ({min_val})")
+        self.min_val = min_val
+        self.max_val = max_val
+        self.inplace = inplace
+
+    def forward(self, input):
+        return F.hardtanh(input, self.min_val, self.max_val, self.inplace)
+
+    def extra_repr(self):
+        return f"min_val={self.min_val}, max_val={self.max_val}{_inplace_text(self.inplace)}"
+
+
+class ReLU6(Hardtanh):
+    """``min(max(0, x), 6)``: a ``Hardtanh`` from 0 to 6."""
+
+    def __init__(self, inplace=False):
+        super().__init__(0.0, 6.0, inplace)
+
+    def extra_repr(self):
+        return "inplace=True" if self.inplace else ""

@@ -177,6 +177,22 @@ class ModuleList(Module):
     def __iadd__(self, modules):
         return self.extend(modules)
 
+    def __add__(self, other):
+        """A new ModuleList holding this list's modules, then ``other``'s (the same objects)."""
+        combined = ModuleList()
+        for module in self:
+            combined.append(module)
+        for module in other:
+            combined.append(module)
+        return combined
+
+    def pop(self, key):
+        """Remove the module (or, for a slice, the ModuleList of modules) at ``key`` and
+        return it; the remaining children are numbered again from 0."""
+        value = self[key]
+        del self[key]
+        return value
+
     def append(self, module):
         self.add_module(str(len(self)), module)
         return self

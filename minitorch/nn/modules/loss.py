@@ -1,5 +1,6 @@
 """Loss modules: ``MSELoss``, ``CrossEntropyLoss``, ``NLLLoss``, ``L1Loss``,
-``SmoothL1Loss``, ``HuberLoss``, ``BCELoss``, ``BCEWithLogitsLoss`` (chapters 6 and 10).
+``SmoothL1Loss``, ``HuberLoss``, ``BCELoss``, ``BCEWithLogitsLoss``, ``KLDivLoss`` (chapters 6
+and 10).
 
 Each stores its options and calls the matching ``nn.functional`` function.
 ``CrossEntropyLoss`` takes raw scores (logits) and integer class labels: it
@@ -10,7 +11,7 @@ from .. import functional as F
 from .module import Module
 
 __all__ = ["MSELoss", "CrossEntropyLoss", "NLLLoss", "L1Loss", "SmoothL1Loss", "HuberLoss",
-           "BCELoss", "BCEWithLogitsLoss"]
+           "BCELoss", "BCEWithLogitsLoss", "KLDivLoss"]
 
 
 class _Loss(Module):
@@ -119,3 +120,15 @@ class BCEWithLogitsLoss(_Loss):
         return F.binary_cross_entropy_with_logits(input, target, self.weight,
                                                   pos_weight=self.pos_weight,
                                                   reduction=self.reduction)
+
+
+class KLDivLoss(_Loss):
+    """Kullback-Leibler divergence from ``target`` to the distribution whose
+    log-probabilities are ``input``; use ``reduction="batchmean"`` for the true KL."""
+
+    def __init__(self, size_average=None, reduce=None, reduction="mean", log_target=False):
+        super().__init__(size_average, reduce, reduction)
+        self.log_target = log_target
+
+    def forward(self, input, target):
+        return F.kl_div(input, target, reduction=self.reduction, log_target=self.log_target)

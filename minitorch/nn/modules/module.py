@@ -247,7 +247,8 @@ class Module:
         if args or kwargs:
             raise TypeError(f"{type(self).__name__}.__init__() got unexpected arguments; "
                             "Module.__init__ takes none (pass yours to your own __init__).")
-        # object.__setattr__ skips our __setattr__, which needs these dicts to exist.
+        # object.__setattr__ skips our __setattr__: these values need no registering,
+        # and its checks would only cost time.
         setattr_ = object.__setattr__
         setattr_(self, "training", True)
         setattr_(self, "_parameters", {})

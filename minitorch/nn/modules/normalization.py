@@ -1,4 +1,5 @@
-"""``nn.LayerNorm`` (chapter 11): normalise each sample over its last dimensions.
+"""``nn.LayerNorm`` (chapter 11): normalise each sample over its last dimensions;
+``nn.GroupNorm``: over each group of its channels.
 
 Unlike BatchNorm it has no running statistics and does the same in training
 and evaluation: every sample is normalised with its own mean and variance,
@@ -12,7 +13,7 @@ from .. import init
 from ..parameter import Parameter
 from .module import Module
 
-__all__ = ["LayerNorm"]
+__all__ = ["LayerNorm", "GroupNorm"]
 
 
 class LayerNorm(Module):
@@ -49,3 +50,36 @@ class LayerNorm(Module):
     def extra_repr(self):
         return (f"{self.normalized_shape}, eps={self.eps}, "
                 f"elementwise_affine={self.elementwise_affine}, bias={self.bias is not None}")
+
+
+class GroupNorm(Module):
+    """Group normalisation: ``num_channels`` split into ``num_groups`` groups, each
+    normalised per sample; then one scale and shift per channel (if ``affine``)."""
+
+    def __init__(self, num_groups, num_channels, eps=1e-5, affine=True, device=None, dtype=None,
+                 *, bias=True):
+        super().__init__()
+        if num_channels % num_groups != 0:
+            raise ValueError(f"num_channels ({num_channels}) must be divisible by num_groups "
+                             f"({num_groups})")
+        self.num_groups = num_groups
+        self.num_channels = num_channels
+        self.eps = eps
+        self.affine = affine
+        for name, wanted in (("weight", affine), ("bias", affine and bias)):
+            value = Parameter(empty(num_channels, dtype=dtype)) if wanted else None
+            self.register_parameter(name, value)
+        self.reset_parameters()
+
+    def reset_parameters(self):
+        if self.affine:
+            init.ones_(self.weight)
+            if self.bias is not None:
+                init.zeros_(self.bias)
+
+    def forward(self, input):
+        return F.group_norm(input, self.num_groups, self.weight, self.bias, self.eps)
+
+    def extra_repr(self):
+        return (f"{self.num_groups}, {self.num_channels}, eps={self.eps}, "
+                f"affine={self.affine}, bias={self.bias is not None}")

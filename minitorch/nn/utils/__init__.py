@@ -1,8 +1,9 @@
-"""``nn.utils``: gradient clipping and parameters as one vector
+"""``nn.utils``: gradient clipping, parameters as one vector, ``skip_init``
 (chapter 10, "Putting it together")."""
 
 from .clip_grad import clip_grad_norm_, clip_grad_value_, clip_grads_with_norm_, get_total_norm
 from .convert_parameters import parameters_to_vector, vector_to_parameters
+from .init import skip_init
 
 __all__ = ["clip_grad_norm_", "clip_grad_value_", "clip_grads_with_norm_", "get_total_norm",
-           "parameters_to_vector", "vector_to_parameters"]
+           "parameters_to_vector", "vector_to_parameters", "skip_init"]
