@@ -13,7 +13,10 @@ from __future__ import annotations
 
 import dataclasses
 import pathlib
-import tomllib
+try:
+    import tomllib                      # Python 3.11 and later
+except ModuleNotFoundError:             # Python 3.10: the same parser, as a package
+    import tomli as tomllib
 
 TASKS_FILE = "classroom/tasks.toml"
 # Written into a student copy by `release`: which assignment it holds.

@@ -22,7 +22,10 @@ import concurrent.futures
 import dataclasses
 import pathlib
 import tempfile
-import tomllib
+try:
+    import tomllib                      # Python 3.11 and later
+except ModuleNotFoundError:             # Python 3.10: the same parser, as a package
+    import tomli as tomllib
 
 from classroom import regions as regions_mod, release as release_mod, student_check
 from classroom.course import CourseError

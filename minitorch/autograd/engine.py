@@ -95,7 +95,7 @@ def count_dependencies(root):
     while stack:
         node = stack.pop()
         for edge in node._next_edges:
-            if not edge or edge[0] is None:      # no edge, or an input needing no gradient
+            if not edge or edge[0] is None:     # no edge, or an input with no gradient
                 continue
             child = edge[0]
             if child in dependencies:
@@ -134,7 +134,8 @@ _NOT_OWNED = itertools.repeat(False)
 
 
 def _add_into(buffer, nr, grad, owned):
-    """A second gradient for the same place: summed (in place, into one the engine owns)."""
+    """A second gradient for the same place: summed (in place, into one the engine
+    owns)."""
     grads, flags = buffer
     old = grads[nr]
     if flags[nr] and not grad_mode._state.enabled:
@@ -381,7 +382,7 @@ def _refuse_post_accumulate_result(result):
 
 
 class _interrupts_deferred:
-    """Hold back Ctrl-C (SIGINT) during a block, then raise it: the block runs to the end.
+    """Hold back Ctrl-C (SIGINT) during a block, then raise it: the block runs to its end.
 
     Only the main thread receives signals, so elsewhere this does nothing.
     """
@@ -400,7 +401,7 @@ class _interrupts_deferred:
         self.received = True
 
     def __exit__(self, *exc):
-        if self.installed:          # None: a handler set outside Python, restored as default
+        if self.installed:      # previous None: set outside Python, restored as default
             _set_signal_handler(signal.SIGINT, signal.SIG_DFL if self.previous is None
                                 else self.previous)
         if self.received and exc[0] is None:

@@ -1,5 +1,5 @@
 """``minitorch.nn``: Modules, Parameters, layers, losses, ``functional`` and ``init``
-(chapter 5, "Module internals"; chapter 6, "Putting it together").
+(chapters 7 and 8, "Module internals"; chapter 10, "Putting it together").
 
 ``import minitorch.nn as nn`` gives the names PyTorch code expects:
 ``nn.Module``, ``nn.Parameter``, ``nn.Linear``..., ``nn.functional`` (also

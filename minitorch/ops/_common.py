@@ -103,12 +103,12 @@ class BuiltinFunction(Function):
 
     @classmethod
     def apply(cls, *args):
-        """``Function.apply``'s three steps, with what the promises make unnecessary left out
-        and the common case (one new output, one or two arguments) written out."""
+        """``Function.apply``'s three steps, with what the promises make unnecessary left
+        out and the common case (one new output, one or two arguments) written out."""
         ctx = cls._backward_cls()                                   # 1. the node
         ctx._to_save, ctx._saved = (), None
         first = args[0]
-        needs = (type(first) is Tensor or isinstance(first, Tensor)) and first._requires_grad
+        needs = isinstance(first, Tensor) and first._requires_grad
         if len(args) == 1:
             ctx.needs_input_grad = (needs,)
         elif len(args) == 2:
@@ -143,7 +143,8 @@ class BuiltinFunction(Function):
             ctx._seq_nr = next(_sequence)
             ctx._next_edges = _edges(ctx, args)
             if cls._graph_inputs:
-                ctx._next_edges = _only_graph_inputs(ctx._next_edges, args, cls._graph_inputs)
+                ctx._next_edges = _only_graph_inputs(ctx._next_edges, args,
+                                                     cls._graph_inputs)
             if out._data.dtype.kind == "f":
                 out._grad_fn, out._requires_grad = ctx, True
             if anomaly_mode._state.enabled:
@@ -213,7 +214,8 @@ def unbroadcast(grad, shape):
 
 
 def sum_to_shape(x, shape):
-    """Sum the array ``x`` over the dims that broadcasting added or stretched, to get ``shape``."""
+    """Sum the array ``x`` over the dims that broadcasting added or stretched, to get
+    ``shape``."""
     ### BEGIN SOLUTION 3.1
     lead = x.ndim - len(shape)
     stretched = tuple(lead + i for i, size in enumerate(shape)

@@ -69,7 +69,8 @@ class Adam(Optimizer):
     @staticmethod
     def _update(p, g, state, group):
         """One Adam step for one parameter (the formulas of the module docstring)."""
-        lr, (beta1, beta2), weight_decay = group["lr"], group["betas"], group["weight_decay"]
+        lr, weight_decay = group["lr"], group["weight_decay"]
+        beta1, beta2 = group["betas"]
         state["step"] += 1
         t = state["step"].item()
         if weight_decay and group["decoupled_weight_decay"]:

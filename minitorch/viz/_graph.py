@@ -1,4 +1,4 @@
-"""draw_graph: the backward graph autograd recorded (chapter 3).
+"""draw_graph: the backward graph autograd recorded (chapter 4).
 
 Nodes are numbered n0, n1, ... in the order a breadth-first walk from the
 results meets them, so the same code always gives the same DOT text.

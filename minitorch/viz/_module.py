@@ -1,4 +1,4 @@
-"""draw_module: the tree of an ``nn.Module`` (chapter 5).
+"""draw_module: the tree of an ``nn.Module`` (chapter 7).
 
 Uses only what every Module has: ``named_children()``, ``_parameters``,
 ``_buffers`` and ``_non_persistent_buffers_set``.

@@ -104,3 +104,20 @@ def test_instructor_commands_refuse_a_student_copy(release_a1, capsys):
     out, _ = release_a1
     assert cli.main(["--root", str(out), "selfcheck"]) == 2
     assert "student's copy" in capsys.readouterr().err
+
+
+def test_every_task_of_the_real_course_names_a_heading_of_its_chapter():
+    """A student told "see chapter 4, section X" must find a heading X in that chapter."""
+    import pathlib
+
+    root = pathlib.Path(__file__).resolve().parents[2]
+    tasks = course_mod.tomllib.loads((root / "classroom" / "tasks.toml").read_text("utf-8"))
+    missing = []
+    for task in tasks["task"]:
+        notebook = json.loads((root / task["file"]).read_text("utf-8"))
+        headings = {line.lstrip("#").strip().replace("`", "")
+                    for cell in notebook["cells"] if cell["cell_type"] == "markdown"
+                    for line in "".join(cell["source"]).splitlines() if line.startswith("#")}
+        if task["section"] not in headings:
+            missing.append((task["id"], task["file"], task["section"]))
+    assert not missing

@@ -1,4 +1,5 @@
-"""How a Module's full backward hooks see the gradients of its inputs and outputs (chapter 5).
+"""How a Module's full backward hooks see the gradients of its inputs and outputs
+(chapter 8).
 
 A full backward hook wants ``grad_input`` (gradients of the module's input
 tensors) and ``grad_output`` (gradients of its output tensors), although

@@ -1,5 +1,5 @@
 """Activation layers: ``ReLU``, ``Sigmoid``, ``Tanh``, ``Softmax``, ``LogSoftmax``
-(chapter 5), and ``LeakyReLU``, ``GELU``, ``ELU``, ``Softplus``, ``SiLU``, ``LogSigmoid``,
+(chapter 7), and ``LeakyReLU``, ``GELU``, ``ELU``, ``Softplus``, ``SiLU``, ``LogSigmoid``,
 ``Hardtanh``, ``ReLU6`` (chapter 11 and the tutorials).
 
 Modules without parameters: each ``forward`` is one call into

@@ -93,9 +93,10 @@ class _BatchNorm(Module):
         # keep the current count instead of reporting the key as missing.
         version = local_metadata.get("version")
         key = prefix + "num_batches_tracked"
-        if (version is None or version < 2) and self.track_running_stats and key not in state_dict:
-            state_dict[key] = self.num_batches_tracked if self.num_batches_tracked is not None \
-                else tensor(0, dtype=int64)
+        old = version is None or version < 2
+        if old and self.track_running_stats and key not in state_dict:
+            count = self.num_batches_tracked
+            state_dict[key] = count if count is not None else tensor(0, dtype=int64)
         super()._load_from_state_dict(state_dict, prefix, local_metadata, strict,
                                       missing_keys, unexpected_keys, error_msgs)
 

@@ -1,9 +1,9 @@
-"""``nn.Linear`` and ``nn.Identity`` (chapter 5, "Module internals").
+"""``nn.Linear`` and ``nn.Identity`` (chapter 7, "Module internals I").
 
 ``Linear`` is the smallest useful Module: two Parameters registered by
 attribute assignment, an ``extra_repr`` for its one-line repr, and a
-``forward`` that calls ``F.linear``.  Seed 004 builds the same layer on its
-own ``LinearFunction``; the book puts the two side by side.
+``forward`` that calls ``F.linear``.  One of the posts this book grew from builds
+the same layer on its own ``LinearFunction``; chapter 7 puts the two side by side.
 """
 
 import math

@@ -1,4 +1,4 @@
-"""``nn.Module``: the base class of every layer and model (chapter 5, "Module internals").
+"""``nn.Module``: the base class of every layer and model (chapters 7 and 8, "Module internals I" and "II").
 
 A Module is a small bookkeeping machine.  Its ``__init__`` creates a few
 ordered dicts, and everything else reads or writes them:
@@ -340,7 +340,8 @@ class Module:
         params = self.__dict__.get("_parameters")
         if isinstance(value, Parameter):
             if params is None:
-                raise AttributeError("cannot assign parameters before Module.__init__() call")
+                raise AttributeError("cannot assign parameters before Module.__init__() "
+                                     "call")
             ### BEGIN SOLUTION 7.1
             self._forget(name, self.__dict__, self._buffers, self._modules)
             self.register_parameter(name, value)
@@ -354,15 +355,16 @@ class Module:
             modules = self.__dict__.get("_modules")
             if isinstance(value, Module):
                 if modules is None:
-                    raise AttributeError("cannot assign module before Module.__init__() call")
+                    raise AttributeError("cannot assign module before Module.__init__() "
+                                         "call")
                 ### BEGIN SOLUTION 7.1
                 self._forget(name, self.__dict__, self._parameters, self._buffers)
                 modules[name] = value
                 ### END SOLUTION 7.1
             elif modules is not None and name in modules:
                 if value is not None:
-                    raise TypeError(f"cannot assign '{_typename(value)}' as child module '{name}' "
-                                    "(minitorch.nn.Module or None expected)")
+                    raise TypeError(f"cannot assign '{_typename(value)}' as child module "
+                                    f"'{name}' (minitorch.nn.Module or None expected)")
                 modules[name] = value
             else:
                 buffers = self.__dict__.get("_buffers")
@@ -370,8 +372,9 @@ class Module:
                     self.register_buffer(name, value, value.persistent)
                 elif buffers is not None and name in buffers:
                     if value is not None and not isinstance(value, Tensor):
-                        raise TypeError(f"cannot assign '{_typename(value)}' as buffer '{name}' "
-                                        "(minitorch.nn.Buffer, minitorch.Tensor or None expected)")
+                        raise TypeError(f"cannot assign '{_typename(value)}' as buffer "
+                                        f"'{name}' (minitorch.nn.Buffer, minitorch.Tensor or "
+                                        "None expected)")
                     buffers[name] = value
                 else:
                     object.__setattr__(self, name, value)
@@ -493,7 +496,8 @@ class Module:
 
     def train(self, mode=True):
         """Set training mode (``mode=True``) or evaluation mode on self and all descendants.
-        Only layers that behave differently (Dropout, BatchNorm) care; it does not turn off autograd."""
+        Only layers that behave differently (Dropout, BatchNorm) care; it does not turn off
+        autograd."""
         if not isinstance(mode, bool):
             raise ValueError("training mode is expected to be boolean")
         self.training = mode
@@ -662,8 +666,9 @@ class Module:
         """Run ``forward`` with every registered hook around it."""
         forward_call = self.forward
         if not (self._forward_pre_hooks or self._forward_hooks or self._backward_hooks
-                or self._backward_pre_hooks or _global_forward_pre_hooks or _global_forward_hooks
-                or _global_backward_hooks or _global_backward_pre_hooks):
+                or self._backward_pre_hooks or _global_forward_pre_hooks
+                or _global_forward_hooks or _global_backward_hooks
+                or _global_backward_pre_hooks):
             return forward_call(*args, **kwargs)        # the fast path: no hooks at all
 
         result, called = None, set()      # called: ids of the forward hooks that have run
@@ -686,13 +691,15 @@ class Module:
 
             if bw_hook is not None:
                 if not isinstance(result, (Tensor, tuple)):
-                    warnings.warn("For backward hooks to be called, module output should be a "
-                                  f"Tensor or a tuple of Tensors but received {type(result)}")
+                    warnings.warn("For backward hooks to be called, module output should be "
+                                  "a Tensor or a tuple of Tensors but received "
+                                  f"{type(result)}")
                 result = bw_hook.setup_output_hook(result)
             ### END SOLUTION 8.1
 
             if non_full_backward_hooks:
-                self._register_non_full_backward_hooks(args, result, non_full_backward_hooks)
+                self._register_non_full_backward_hooks(args, result,
+                                                       non_full_backward_hooks)
             return result
         except Exception:
             # forward hooks registered with always_call=True run even when the call failed
@@ -896,15 +903,16 @@ class Module:
         ### END SOLUTION 8.2
 
     def state_dict(self, *args, destination=None, prefix="", keep_vars=False):
-        """An ordered dict of every parameter and persistent buffer of the tree, by dotted name.
+        """An ordered dict of every parameter and persistent buffer of the tree, by dotted
+        name.
 
         Values are detached tensors sharing memory with the module (so a later
         training step changes them too: copy them, or save them, to keep a
         snapshot); ``keep_vars=True`` gives the Parameters themselves.
         """
         if args:    # the legacy positional form state_dict(destination, prefix, keep_vars)
-            warnings.warn("Positional args are being deprecated, use kwargs instead.", FutureWarning,
-                          stacklevel=2)
+            warnings.warn("Positional args are being deprecated, use kwargs instead.",
+                          FutureWarning, stacklevel=2)
             destination = args[0]
             prefix = args[1] if len(args) > 1 else prefix
             keep_vars = args[2] if len(args) > 2 else keep_vars
@@ -920,7 +928,8 @@ class Module:
         self._save_to_state_dict(destination, prefix, keep_vars)
         for name, module in self._modules.items():
             if module is not None:
-                module.state_dict(destination=destination, prefix=prefix + name + ".", keep_vars=keep_vars)
+                module.state_dict(destination=destination, prefix=prefix + name + ".",
+                                  keep_vars=keep_vars)
         ### END SOLUTION 8.2
         for hook in self._state_dict_hooks.values():
             result = hook(self, destination, prefix, local_metadata)
@@ -942,10 +951,12 @@ class Module:
         ``super()._load_from_state_dict(...)``.
         """
         for hook in self._load_state_dict_pre_hooks.values():
-            hook(state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys, error_msgs)
+            hook(state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys,
+                 error_msgs)
         local_state = {name: p for name, p in self._parameters.items() if p is not None}
+        persistent = self._non_persistent_buffers_set
         local_state.update((name, b) for name, b in self._buffers.items()
-                           if b is not None and name not in self._non_persistent_buffers_set)
+                           if b is not None and name not in persistent)
         assign = local_metadata.get("assign_to_params_buffers", False)
         for name, param in local_state.items():
             ### BEGIN SOLUTION 8.3
@@ -956,15 +967,17 @@ class Module:
             value = state_dict[key]
             ### END SOLUTION 8.3
             if not isinstance(value, Tensor):
-                error_msgs.append(f'While copying the parameter named "{key}", expected minitorch.Tensor '
-                                  f"or Tensor-like object from checkpoint but received {type(value)}")
+                error_msgs.append(f'While copying the parameter named "{key}", expected '
+                                  "minitorch.Tensor or Tensor-like object from checkpoint but "
+                                  f"received {type(value)}")
                 continue
             if param.ndim == 0 and tuple(value.shape) == (1,):   # as PyTorch: 0.3-era files
                 value = value[0]
             ### BEGIN SOLUTION 8.3
             if value.shape != param.shape:
-                error_msgs.append(f"size mismatch for {key}: copying a param with shape {value.shape} "
-                                  f"from checkpoint, the shape in current model is {param.shape}.")
+                error_msgs.append(f"size mismatch for {key}: copying a param with shape "
+                                  f"{value.shape} from checkpoint, the shape in current model "
+                                  f"is {param.shape}.")
                 continue
             try:
                 with no_grad():
@@ -973,10 +986,10 @@ class Module:
                     else:
                         param.copy_(value)
             except Exception as error:
-                error_msgs.append(f'While copying the parameter named "{key}", whose dimensions in '
-                                  f"the model are {param.shape} and whose dimensions in the "
-                                  f"checkpoint are {value.shape}, an exception occurred : "
-                                  f"{error.args}.")
+                error_msgs.append(f'While copying the parameter named "{key}", whose '
+                                  f"dimensions in the model are {param.shape} and whose "
+                                  f"dimensions in the checkpoint are {value.shape}, an "
+                                  f"exception occurred : {error.args}.")
             ### END SOLUTION 8.3
         if strict:
             unexpected_keys += _unexpected_keys(self, state_dict, prefix, local_state)
@@ -992,7 +1005,8 @@ class Module:
         setattr(self, name, value)
 
     def load_state_dict(self, state_dict, strict=True, assign=False):
-        """Copy values from ``state_dict`` into this tree's parameters and buffers, in place.
+        """Copy values from ``state_dict`` into this tree's parameters and buffers, in
+        place.
 
         With ``strict=True`` (the default) the keys must match ``state_dict()``'s
         exactly.  Shapes must always match; values are converted to each
@@ -1014,8 +1028,8 @@ class Module:
         if metadata is not None:
             state_dict._metadata = metadata
         with _restored_on_error(self) if strict else contextlib.nullcontext():
-            _load_tree(self, state_dict, "", metadata, assign, missing_keys, unexpected_keys,
-                       error_msgs)
+            _load_tree(self, state_dict, "", metadata, assign, missing_keys,
+                       unexpected_keys, error_msgs)
             if strict:
                 if unexpected_keys:
                     error_msgs.insert(0, "Unexpected key(s) in state_dict: {}. ".format(
