@@ -62,10 +62,9 @@ class View(ViewFunction):
     def forward(ctx, a, shape):
         x = a._data
         ctx.shape = x.shape
-        out = x.view()
         try:
-            out.shape = shape       # numpy refuses (AttributeError) rather than copy
-        except AttributeError:
+            out = np.reshape(x, shape, copy=False)     # numpy refuses rather than copy
+        except ValueError:
             raise RuntimeError(
                 "view size is not compatible with input tensor's size and stride (at least one "
                 "dimension spans across two contiguous subspaces). Use .reshape(...) "
@@ -142,11 +141,10 @@ def reshape(a, *shape):
 def _viewable(x, shape):
     if x.flags.c_contiguous or x.size <= 1:
         return True
-    probe = x.view()
     try:
-        probe.shape = shape
+        np.reshape(x, shape, copy=False)
         return True
-    except AttributeError:
+    except ValueError:
         return False
 
 

@@ -405,6 +405,9 @@ class Module:
             self._non_persistent_buffers_set.discard(name)
         elif name in self._modules:
             del self._modules[name]
+        elif name not in self.__dict__ and not hasattr(type(self), name):
+            # Python 3.10's own message is only the name: say it as 3.11 and later do
+            raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
         else:
             object.__delattr__(self, name)
 
