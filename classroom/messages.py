@@ -7,6 +7,7 @@ value read the same everywhere.
 
 from __future__ import annotations
 
+import builtins
 import pathlib
 import re
 
@@ -40,10 +41,13 @@ def stub_in_text(text):
     return (matches[-1]["task"], matches[-1]["message"].strip()) if matches else None
 
 
+_EXCEPTION_GROUPS = getattr(builtins, "BaseExceptionGroup", ())   # Python 3.11 and later
+
+
 def leaf_exceptions(error):
     """``error`` itself, or the exceptions inside an exception group, depth first."""
     inner = getattr(error, "exceptions", None)
-    if isinstance(error, BaseExceptionGroup) and inner:
+    if isinstance(error, _EXCEPTION_GROUPS) and inner:
         for sub in inner:
             yield from leaf_exceptions(sub)
     else:

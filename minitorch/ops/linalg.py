@@ -166,7 +166,7 @@ class Addmm(BuiltinFunction):
         need_bias, need_a, need_b = ctx.needs_input_grad
         ctx.save_for_backward(a if need_b else None, b if need_a else None)
         ctx.bias_shape = bias._data.shape
-        ctx.b_transposed = _transposed(b._data)
+        ctx.b_transposed = need_b and _transposed(b._data)
         out = a._data @ b._data
         out += bias._data
         return out
