@@ -54,8 +54,6 @@ def test_page(results, page, width):
     assert result.ok, "\n" + bc.report([result])
 
 
-@pytest.mark.xfail(reason="chapters still have code lines longer than the column at 1280 px; "
-                          "they are to be wrapped at 88 columns", strict=False)
 def test_code_fits_at_desktop_width(results):
     wide = [r for r in results.values() if r.warnings]
     assert not wide, "\n" + bc.report(wide)
