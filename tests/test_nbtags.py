@@ -113,8 +113,6 @@ def test_nbval_runs_the_cells_the_html_hides(tmp_path):
     assert "2 failed, 1 passed" in run.stdout, run.stdout
 
 
-@pytest.mark.xfail(reason="the chapters are tagged when they are rewritten for the second "
-                          "edition (python -m scripts.nbtags --apply)", strict=False)
 def test_the_chapters_carry_the_tags():
     missing = []
     for path in nbtags.default_notebooks():
