@@ -1420,6 +1420,10 @@ def _add_in_place(function, t, other, alpha, name):
     if type(alpha) is float and type(other) is Tensor and other._data.dtype is t._data.dtype \
             and t._data.dtype.kind == "f" and other._data.shape == t._data.shape:
         ops.check_in_place(t, other)    # an optimizer's update: nothing else to check
+        state = grad_mode._state
+        if not (state.enabled and (t._requires_grad or other._requires_grad)) \
+                and not state.inference:
+            return ops.update_unrecorded(function, t, other, alpha)
         return function.apply(t, other, alpha)
     other = _number_or_tensor(other)
     if _is_one(alpha):

@@ -24,7 +24,7 @@ from .pointwise import ReluGrad
 
 __all__ = ["AddInplace", "SubInplace", "MulInplace", "DivInplace", "Fill", "FillTensor", "Zero",
            "Copy", "ReluInplace", "relu_",
-           "check_in_place", "in_place"]
+           "check_in_place", "in_place", "update_unrecorded"]
 
 
 def check_in_place(t, *others, through_view=False):
@@ -128,11 +128,12 @@ class AddInplace(InPlaceOp):
     _backward_name = "AddBackward0"
     _wraps_numbers = True
 
+    _ufunc = np.add
+
     @staticmethod
     def forward(ctx, a, b, alpha=1):
         ctx.other_shape, ctx.alpha = (b.shape if isinstance(b, Tensor) else None), alpha
-        np.add(a._data, _scaled_values(b, alpha, a._data.dtype), out=a._data,
-               casting="unsafe")
+        _combine(np.add, a, b, alpha)
         ctx.mark_dirty(a)
         return a
 
@@ -147,11 +148,12 @@ class SubInplace(InPlaceOp):
     _backward_name = "SubBackward0"
     _wraps_numbers = True
 
+    _ufunc = np.subtract
+
     @staticmethod
     def forward(ctx, a, b, alpha=1):
         ctx.other_shape, ctx.alpha = (b.shape if isinstance(b, Tensor) else None), alpha
-        np.subtract(a._data, _scaled_values(b, alpha, a._data.dtype), out=a._data,
-                    casting="unsafe")
+        _combine(np.subtract, a, b, alpha)
         ctx.mark_dirty(a)
         return a
 
@@ -159,6 +161,22 @@ class SubInplace(InPlaceOp):
     def backward(ctx, grad):
         need_b = ctx.needs_input_grad[1]
         return grad, unbroadcast(grad * -ctx.alpha, ctx.other_shape) if need_b else None, None
+
+
+def _combine(ufunc, a, b, alpha):
+    """``a <- a + alpha * b`` (``np.add``) or ``a - alpha * b`` (``np.subtract``), in
+    ``a``'s memory: the array work of ``add_`` and ``sub_``."""
+    ufunc(a._data, _scaled_values(b, alpha, a._data.dtype), out=a._data, casting="unsafe")
+
+
+def update_unrecorded(function, a, b, alpha):
+    """``a.add_(b, alpha=...)`` (or ``sub_``) when nothing is recorded, as an optimizer's
+    update under no_grad: the op's array work and the version bump that any in-place
+    change makes, without building a node that would be thrown away (see the
+    performance appendix).  ``check_in_place`` must have passed first."""
+    _combine(function._ufunc, a, b, alpha)
+    a._version_counter.version += 1
+    return a
 
 
 def _scaled_values(b, alpha, dtype):
