@@ -6,7 +6,9 @@ Run in CI.  It checks that
 * every task has tests (``@pytest.mark.task("<id>")``), and the solution scores
   full marks on every task (hidden tests included);
 * every assignment's release scores 0 on its tasks, its own ``check`` reports
-  each of them as not done, and nothing in it shows a released region's lines;
+  each of them as not done, its test suite loads with the tasks still stubbed
+  (so a student's ``make test`` runs), and nothing in it shows a released
+  region's lines;
 * no region is dead code: with just that region replaced by a ``raise``, its
   task loses points;
 * every plausible wrong answer in the instructor's files loses points on its
@@ -21,7 +23,10 @@ from __future__ import annotations
 import concurrent.futures
 import dataclasses
 import pathlib
+import subprocess
+import sys
 import tempfile
+
 try:
     import tomllib                      # Python 3.11 and later
 except ModuleNotFoundError:             # Python 3.10: the same parser, as a package
@@ -197,6 +202,8 @@ def planned_runs(course, grader, grouped, scratch, note, chosen=None):
              + "".join(f"\n        {leak}" for leak in report.leaks))
         runs.append((f"release {assignment.name}: `check`",
                      lambda out=out, tasks=tasks: _student_copy_check(out, tasks)))
+        runs.append((f"release {assignment.name}: its tests collect",
+                     lambda out=out: _student_tests_collect(out)))
         runs.append(grading_run(grader, f"release {assignment.name}", Job(out, tasks), None,
                                 _zero_marks))
     for task in chosen:
@@ -244,6 +251,18 @@ def _student_copy_check(out, tasks):
              if t.id not in scores or scores[t.id].status not in ("not-done", "blocked")}
     return not wrong, ("every task is reported as not done" if not wrong else
                        f"reports {wrong}; {'; '.join(result.problems)}")
+
+
+def _student_tests_collect(out):
+    """The release's own test suite loads with the tasks still stubbed: a test module that
+    runs minitorch at import time would stop a student's `make test` before any test."""
+    result = subprocess.run([sys.executable, "-m", "pytest", "tests", "--collect-only", "-q",
+                             "-p", "no:cacheprovider"], cwd=out, capture_output=True,
+                            text=True, timeout=600)
+    if result.returncode in (0, 5):
+        return True, "every test module loads"
+    errors = [line for line in result.stdout.splitlines() if line.startswith("ERROR")]
+    return False, "; ".join(errors[:3]) or result.stdout[-300:]
 
 
 def _full_marks(scores):
