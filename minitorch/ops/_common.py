@@ -113,8 +113,7 @@ class BuiltinFunction(Function):
             ctx.needs_input_grad = (needs,)
         elif len(args) == 2:
             second = args[1]
-            needs_second = (type(second) is Tensor or isinstance(second, Tensor)) \
-                and second._requires_grad
+            needs_second = isinstance(second, Tensor) and second._requires_grad
             ctx.needs_input_grad = (needs, needs_second)
             needs = needs or needs_second
         else:
@@ -149,8 +148,7 @@ class BuiltinFunction(Function):
                 out._grad_fn, out._requires_grad = ctx, True
             if anomaly_mode._state.enabled:
                 anomaly_mode.remember_forward(ctx)
-            if len(args) > 2 or len(args) == 2 and type(args[1]) is not float \
-                    and isinstance(args[1], Tensor):
+            if len(args) > 2 or len(args) == 2 and isinstance(args[1], Tensor):
                 _check_dtype_changes(ctx, args, (out,))
             if ctx._to_save:
                 ctx._saved = _pack_saved(ctx, (out,))
@@ -194,8 +192,7 @@ def _check_dtype_changes(ctx, args, outputs):
     inputs' dtypes so that backward returns each gradient in its input's dtype."""
     out = outputs[0]._data.dtype if isinstance(outputs[0], Tensor) else None
     for a in args:
-        if type(a) is not np.ndarray and isinstance(a, Tensor) and a._requires_grad \
-                and a._data.dtype is not out:
+        if isinstance(a, Tensor) and a._requires_grad and a._data.dtype is not out:
             ctx._input_meta = tuple((x._data.shape, x.dtype) if isinstance(x, Tensor) and
                                     x._requires_grad else None for x in args)
             return
