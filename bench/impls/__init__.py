@@ -9,6 +9,11 @@ tables), ``version()``, and:
     cycling, then a sum and backward.  Returns ``run()``, which builds the
     chain, runs backward and returns the gradient of the sum (a numpy array).
 
+``op_chain_no_grad(x0, n_ops)``
+    The same chain, without backward, under the implementation's
+    ``no_grad()`` (inference: nothing is recorded).  ``run()`` returns the
+    chain's result (a numpy array).
+
 ``Net(weights, lr)``
     An MLP with ReLU between its linear layers, softmax cross-entropy and
     plain SGD.  ``weights`` is a list of ``(W, b)`` float32 arrays in
@@ -22,9 +27,11 @@ tables), ``version()``, and:
 ``batch(x, y)``
     The implementation's own objects for a batch of inputs and labels.
 
-``seeds_graph(x)`` and ``seeds_backward(handle)``
+``seeds_graph(x)``, ``twice_graph(x)`` and ``seeds_backward(handle)``
     The seeds' loop body: ``y = square(square(square(x)))`` on a leaf made
-    from ``x``; then the sum's backward, returning the gradient (numpy).
+    from ``x`` (``twice_graph``: each square written ``u * u``, the same
+    tensor twice in one op); then the sum's backward, returning the gradient
+    (numpy).
 
 The implementations that may be missing (PyTorch, DeZero) raise ImportError
 when their module is imported.

@@ -26,6 +26,17 @@ def adapter(torch):
             return x.grad.numpy()
         return run
 
+    def op_chain_no_grad(x0, n_ops):
+        x = torch.from_numpy(x0.copy()).requires_grad_()
+
+        def run():
+            with torch.no_grad():           # inference: nothing is recorded
+                y = x
+                for _ in range(n_ops // CYCLE):
+                    y = (y * MUL + ADD).exp().log()
+            return y.numpy()
+        return run
+
     def batch(x, y):
         return torch.from_numpy(x), torch.from_numpy(y)
 
@@ -68,9 +79,17 @@ def adapter(torch):
         y = ((x ** 2) ** 2) ** 2
         return {"x": x, "y": y}
 
+    def twice_graph(x):
+        x = torch.from_numpy(x).requires_grad_()
+        a = x * x                           # the same tensor twice in one op
+        b = a * a
+        y = b * b
+        return {"x": x, "y": y}
+
     def seeds_backward(handle):
         handle["y"].sum().backward()
         return handle["x"].grad.numpy()
 
-    return SimpleNamespace(op_chain=op_chain, batch=batch, Net=Net,
-                           seeds_graph=seeds_graph, seeds_backward=seeds_backward)
+    return SimpleNamespace(op_chain=op_chain, op_chain_no_grad=op_chain_no_grad, batch=batch,
+                           Net=Net, seeds_graph=seeds_graph, twice_graph=twice_graph,
+                           seeds_backward=seeds_backward)

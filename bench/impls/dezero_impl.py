@@ -76,6 +76,18 @@ def op_chain(x0, n_ops):
     return run
 
 
+def op_chain_no_grad(x0, n_ops):
+    x = Variable(x0.copy())
+
+    def run():
+        with dezero.no_grad():
+            y = x
+            for _ in range(n_ops // CYCLE):
+                y = F.log(F.exp(y * MUL + ADD))
+        return y.data
+    return run
+
+
 def batch(x, y):
     return Variable(x), y
 
@@ -132,6 +144,14 @@ class Net:
 def seeds_graph(x):
     x = Variable(x)
     y = ((x ** 2) ** 2) ** 2
+    return {"x": x, "y": y}
+
+
+def twice_graph(x):
+    x = Variable(x)
+    a = x * x
+    b = a * a
+    y = b * b
     return {"x": x, "y": y}
 
 

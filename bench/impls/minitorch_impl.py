@@ -13,5 +13,5 @@ def version():
 
 
 _a = adapter(minitorch)
-op_chain, batch, Net = _a.op_chain, _a.batch, _a.Net
-seeds_graph, seeds_backward = _a.seeds_graph, _a.seeds_backward
+op_chain, op_chain_no_grad, batch, Net = _a.op_chain, _a.op_chain_no_grad, _a.batch, _a.Net
+seeds_graph, twice_graph, seeds_backward = _a.seeds_graph, _a.twice_graph, _a.seeds_backward

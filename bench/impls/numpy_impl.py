@@ -38,6 +38,17 @@ def op_chain(x0, n_ops):
     return run
 
 
+def op_chain_no_grad(x0, n_ops):
+    x = x0.copy()
+
+    def run():
+        y = x
+        for _ in range(n_ops // CYCLE):
+            y = np.log(np.exp(y * MUL + ADD))
+        return y
+    return run
+
+
 def batch(x, y):
     return x, y
 
@@ -106,11 +117,18 @@ def seeds_graph(x):
     return {"x": x, "y": y, "saved": [x, a, b]}
 
 
+def twice_graph(x):
+    a = x * x
+    b = a * a
+    y = b * b
+    return {"x": x, "y": y, "saved": [x, a, b]}
+
+
 def seeds_backward(handle):
     saved = handle.pop("saved")          # backward frees what forward kept, as autograd does
     g = np.ones_like(handle["y"])
     while saved:
         u = saved.pop()
-        g = 2 * u * g                    # d u**2 = 2 u du
+        g = 2 * u * g                    # d u**2 = d (u * u) = 2 u du
         del u
     return g

@@ -27,10 +27,12 @@ ITERATIONS = 10
 FLAT_BYTES = 8_000      # a tenth of one 10,000-element float64 array
 
 
-def seeds_loop(impl, iterations, size):
-    """Memory still in use after each iteration, and each backward's peak above its start."""
+def seeds_loop(impl, iterations, size, graph="seeds_graph"):
+    """Memory still in use after each iteration, and each backward's peak above its start.
+    ``graph`` names the adapter's function that builds the loop's graph."""
+    make_graph = getattr(impl, graph)
     rng = np.random.default_rng(0)
-    impl.seeds_backward(impl.seeds_graph(rng.standard_normal(size)))   # warm-up, not traced
+    impl.seeds_backward(make_graph(rng.standard_normal(size)))   # warm-up, not traced
     enabled = gc.isenabled()
     gc.collect()
     gc.disable()
@@ -39,7 +41,7 @@ def seeds_loop(impl, iterations, size):
         current, peaks = [], []
         for _ in range(iterations):
             x = rng.standard_normal(size)             # float64, as in the seeds
-            handle = impl.seeds_graph(x)
+            handle = make_graph(x)
             start = tracemalloc.get_traced_memory()[0]
             tracemalloc.reset_peak()
             impl.seeds_backward(handle)
@@ -52,12 +54,12 @@ def seeds_loop(impl, iterations, size):
     return current, peaks
 
 
-def run(impls, rounds, quick, log=None):
+def run(impls, rounds, quick, log=None, graph="seeds_graph"):
     measured = {name: impl for name, impl in impls.items() if name != "torch"}
     per_round = {name: {"growth": [], "peak": []} for name in measured}
     for r in range(rounds):
         for name, impl in measured.items():
-            current, peaks = seeds_loop(impl, ITERATIONS, SIZE)
+            current, peaks = seeds_loop(impl, ITERATIONS, SIZE, graph)
             per_round[name]["growth"].append(current[-1] - current[0])
             per_round[name]["peak"].append(statistics.median(peaks))
         if log:

@@ -15,7 +15,7 @@ import pytest
 import bench  # noqa: F401  (sets the BLAS thread counts; numpy is already imported by now)
 from bench import harness, report, run as bench_run, workloads
 from bench.impls import load, minitorch_impl, numpy_impl
-from bench.workloads import deep_chain, digits, memory_loop, mlp_step, per_op
+from bench.workloads import deep_chain, digits, memory_loop, memory_twice, mlp_step, per_op, per_op_no_grad
 
 IMPLS = {"numpy": numpy_impl, "minitorch": minitorch_impl}
 
@@ -24,6 +24,7 @@ IMPLS = {"numpy": numpy_impl, "minitorch": minitorch_impl}
 def tiny(monkeypatch):
     """Every workload shrunk to a size that runs in well under a second."""
     monkeypatch.setattr(per_op, "N_OPS", 8)
+    monkeypatch.setattr(per_op_no_grad, "N_OPS", 8)
     monkeypatch.setattr(mlp_step, "SIZES", (12, 16, 16, 4))
     monkeypatch.setattr(mlp_step, "BATCH", 6)
     monkeypatch.setattr(deep_chain, "DEPTH", 40)
@@ -93,6 +94,23 @@ def test_seeds_loop_gradients_agree():
     np.testing.assert_allclose(expected, 8 * x ** 7, rtol=1e-12)
 
 
+def test_twice_loop_gradients_agree():
+    """``y = x * x`` three times: the same gradient as the squares, ``8 x**7``."""
+    x = np.random.default_rng(0).standard_normal(50)
+    expected = numpy_impl.seeds_backward(numpy_impl.twice_graph(x.copy()))
+    got = minitorch_impl.seeds_backward(minitorch_impl.twice_graph(x.copy()))
+    np.testing.assert_allclose(got, expected, rtol=1e-12)
+    np.testing.assert_allclose(expected, 8 * x ** 7, rtol=1e-12)
+
+
+def test_op_chain_no_grad_values_agree_and_record_nothing():
+    x0 = np.random.default_rng(0).uniform(0.5, 1.5, 16).astype(np.float32)
+    expected = numpy_impl.op_chain_no_grad(x0, 12)()
+    got = minitorch_impl.op_chain_no_grad(x0, 12)()
+    assert got.dtype == expected.dtype == np.float32
+    np.testing.assert_allclose(got, expected, rtol=1e-5)
+
+
 def test_harness_interleaves_and_takes_per_round_ratios():
     calls = []
     runs = {"a": lambda: calls.append("a"), "b": lambda: calls.append("b")}
@@ -110,7 +128,7 @@ def test_each_workload_runs_tiny(tiny, name):
     result = workloads.get(name).run(dict(IMPLS), rounds=2, quick=True)
     assert set(result["impls"]) == {"numpy", "minitorch"}
     assert result["met"] in (True, False, None)
-    if name in ("per_op", "deep_chain", "digits"):      # their reference, PyTorch, is not here
+    if name in ("per_op", "per_op_no_grad", "deep_chain", "digits"):      # their reference, PyTorch, is not here
         assert result["met"] is None or result["met"] is False
     assert len(result["ratios"]["minitorch/numpy"]["per_round"]) == 2
 
@@ -119,8 +137,9 @@ def test_workload_checks(tiny):
     assert mlp_step.run(dict(IMPLS), 1, True)["minitorch_float32"] is True
     deep = deep_chain.run(dict(IMPLS), 1, True)["minitorch_depth_100000"]
     assert deep["ok"] is True
-    mem = memory_loop.run(dict(IMPLS), 1, True)["impls"]
-    assert mem["numpy"]["flat"] and mem["minitorch"]["flat"]
+    for workload in (memory_loop, memory_twice):
+        mem = workload.run(dict(IMPLS), 1, True)["impls"]
+        assert mem["numpy"]["flat"] and mem["minitorch"]["flat"]
     dig = digits.run(dict(IMPLS), 1, True)
     assert dig["same_accuracy"] is True
     assert dig["impls"]["minitorch"]["accuracy"] == pytest.approx(dig["impls"]["numpy"]["accuracy"], abs=0.01)
