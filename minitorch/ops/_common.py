@@ -107,14 +107,14 @@ class BuiltinFunction(Function):
         out and the common case (one new output, one or two arguments) written out."""
         ctx = cls._backward_cls()                                   # 1. the node
         ctx._to_save, ctx._saved = (), None
-        first = args[0]
+        first, n = args[0], len(args)
         needs = isinstance(first, Tensor) and first._requires_grad
-        if len(args) == 1:
-            ctx.needs_input_grad = (needs,)
-        elif len(args) == 2:
+        if n == 1:
+            ctx.needs_input_grad = _NEEDS_ONE[needs]
+        elif n == 2:
             second = args[1]
             needs_second = isinstance(second, Tensor) and second._requires_grad
-            ctx.needs_input_grad = (needs, needs_second)
+            ctx.needs_input_grad = _NEEDS_TWO[needs, needs_second]
             needs = needs or needs_second
         else:
             ctx.needs_input_grad = tuple([isinstance(a, Tensor) and a._requires_grad
@@ -148,13 +148,19 @@ class BuiltinFunction(Function):
                 out._grad_fn, out._requires_grad = ctx, True
             if anomaly_mode._state.enabled:
                 anomaly_mode.remember_forward(ctx)
-            if len(args) > 2 or len(args) == 2 and isinstance(args[1], Tensor):
+            if n > 2 or n == 2 and isinstance(second, Tensor):
                 _check_dtype_changes(ctx, args, (out,))
             if ctx._to_save:
                 ctx._saved = _pack_saved(ctx, (out,))
         elif grad_mode._state.inference:
             finish_unrecorded(ctx, (out,))
         return out
+
+
+# ``needs_input_grad`` for one and two arguments: tuples shared by all nodes, since a
+# tuple of the node's own would be one more object per op for the garbage collector.
+_NEEDS_ONE = {False: (False,), True: (True,)}
+_NEEDS_TWO = {(a, b): (a, b) for a in (False, True) for b in (False, True)}
 
 
 def _edges(ctx, args):
