@@ -131,3 +131,17 @@ def test_float64_stays_float64():
     y = (x * 0.5 + 1).exp().log() ** 2
     y.sum().backward()
     assert y.dtype == minitorch.float64 and x.grad.dtype == minitorch.float64
+
+
+@pytest.mark.parametrize("a_grad, b_grad", [(True, False), (False, True), (True, True)])
+def test_built_in_nodes_see_which_inputs_need_a_gradient(a_grad, b_grad):
+    """``BuiltinFunction.apply`` hands nodes shared ``needs_input_grad`` tuples for one and
+    two arguments: each node still sees its own inputs' flags."""
+    a = minitorch.ones(3, requires_grad=a_grad)
+    b = minitorch.ones(3, requires_grad=b_grad)
+    assert (a * b).grad_fn.needs_input_grad == (a_grad, b_grad)
+    leaf = a if a_grad else b
+    assert (leaf + 2.0).grad_fn.needs_input_grad == (True, False)
+    assert leaf.exp().grad_fn.needs_input_grad == (True,)
+    (a * b).sum().backward()
+    assert (a.grad is not None) == a_grad and (b.grad is not None) == b_grad
