@@ -38,12 +38,17 @@ class Task:
     depends_on: tuple[str, ...] = ()
     file: str = ""              # the chapter's notebook, e.g. book/04_autograd_graph.ipynb
 
-    def stub_message(self):
-        """What the student's copy raises until the task is done (and what
-        ``check`` and the student plugin recognise: it starts ``Task <id> (``)."""
+    def stub_message(self, later=False):
+        """What the student's copy raises until the task is done, one sentence (what
+        ``check`` and the student plugin recognise: ``Task <id> (<title>) is not done
+        yet``).  ``later``: the task belongs to a later assignment than the copy's."""
+        if later:
+            return (f"Task {self.id} ({self.title}) is not done yet: it comes with "
+                    f"assignment {self.assignment}, in chapter {self.chapter}.")
         where = f" ({self.file})" if self.file else ""
-        return (f"Task {self.id} ({self.title}): see chapter {self.chapter}{where}, section "
-                f"{self.section}; check it with python -m classroom check {self.id}")
+        return (f"Task {self.id} ({self.title}) is not done yet: write it between its "
+                f"markers, as chapter {self.chapter}{where}, section {self.section}, "
+                f"explains, and check it with python -m classroom check {self.id}.")
 
 
 @dataclasses.dataclass(frozen=True)

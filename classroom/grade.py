@@ -86,6 +86,14 @@ class Grader:
     def run(self, job, prepare=None):
         """Grade one job; ``prepare(workdir)`` replaces the usual way of putting the
         submission in (selfcheck uses it to plant wrong answers)."""
+        run, notes = self.run_tests(job, prepare)
+        ids = {t.id for t in job.tasks}
+        expected = {n: t for n, t in self.expected.items() if set(t) & ids}
+        scores = runner.score(job.tasks, expected, run, self.course.settings.scoring)
+        return scores, run.problems, notes
+
+    def run_tests(self, job, prepare=None):
+        """``(runner.RunResult, notes)`` of one job's tests (see ``run``)."""
         workdir = self._new_workdir()
         notes = []
         try:
@@ -98,10 +106,7 @@ class Grader:
                 workspace.overlay_submission(self.course, workdir, job.submission)
             ids = [t.id for t in job.tasks]
             files = runner.task_test_files(workdir, self.course.settings.tests, ids)
-            run = runner.run_tests(workdir, files, ids, self.options)
-            expected = {n: t for n, t in self.expected.items() if set(t) & set(ids)}
-            scores = runner.score(job.tasks, expected, run, self.course.settings.scoring)
-            return scores, run.problems, notes
+            return runner.run_tests(workdir, files, ids, self.options), notes
         finally:
             shutil.rmtree(workdir, ignore_errors=True)
 

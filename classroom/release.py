@@ -5,9 +5,9 @@ environments, build outputs, hidden tests, wrong answers and anything listed
 in ``instructor_only``, in which
 
 * every region of the assignment's tasks holds a stub that raises
-  ``NotImplementedError("Task 4.2 (...): see chapter 4, section ...; check it
-  with python -m classroom check 4.2")`` between its markers (the other
-  assignments' tasks stay solved: students rebuild one assignment at a time);
+  ``TaskNotDone("Task 4.2 (...) is not done yet: ...")`` between its markers, and
+  so does every region of a later assignment (its message names the assignment);
+  an earlier assignment's tasks stay solved, without their markers;
 * notebooks lose their exercise solutions and any output that shows a
   released region (see ``classroom.notebooks``);
 * the edits of ``[[release.replace]]`` are made (the book's ``_config.yml``
@@ -79,18 +79,31 @@ def release(course, out, assignment=None):
     if out == course.root:
         raise CourseError("the release cannot overwrite the course itself: give another folder")
     tasks = course.tasks_of(assignment)
+    later = later_tasks(course, assignment)
     all_regions = regions_mod.scan(course.root, course.settings.sources)
-    released = check_released_regions(course, tasks, all_regions)
+    released = check_released_regions(course, tasks + later, all_regions)
     if out.exists():
         out.rmdir()
     workspace.copy_tree(course.root, out, excluded_paths(course, out))
-    stubbed = sorted(regions_mod.stub_tasks(out, released, tasks))
+    later_ids = {t.id for t in later}
+    stubbed = sorted(regions_mod.stub_tasks(out, released, tasks + later, later_ids))
+    regions_mod.unmark(out, [r for r in all_regions if r not in released])
     check_python_compiles(out, stubbed)
-    changed_notebooks = scrub_notebooks(course, out, released, tasks)
+    changed_notebooks = scrub_notebooks(course, out, released, tasks + later, later_ids)
     apply_replacements(course, out)
     write_student_files(course, out, assignment, tasks)
     leaks = find_leaks(out, course, released)
     return ReleaseReport(out, assignment, tasks, stubbed, changed_notebooks, leaks)
+
+
+def later_tasks(course, assignment):
+    """The tasks of the assignments after ``assignment``: a release stubs them too, so
+    it holds no solution of a later assignment (none when every task is released)."""
+    if assignment is None:
+        return ()
+    names = [a.name for a in course.assignments]
+    after = set(names[names.index(course.assignment(assignment).name) + 1:])
+    return tuple(t for t in course.tasks if t.assignment in after)
 
 
 def check_released_regions(course, tasks, all_regions):
@@ -130,12 +143,13 @@ def _solution_bodies(course, released):
     return bodies
 
 
-def scrub_notebooks(course, out, released, tasks):
+def scrub_notebooks(course, out, released, tasks, later_ids=()):
     """Solutions out of every notebook and markdown page of the sources; outputs that
     show a released region re-rendered or cleared.  Returns the changed notebooks."""
     by_id = {t.id: t for t in tasks}
     bodies = _solution_bodies(course, released)
-    replacements = [(old, regions_mod.stub_lines(by_id[r.task], r.indent))
+    replacements = [(old, regions_mod.stub_lines(by_id[r.task], r.indent,
+                                                 later=r.task in later_ids))
                     for r, old in bodies.items()]
     distinctive = [d for d in (notebooks.distinctive_lines(b) for b in bodies.values()) if d]
     region_cells = {}
@@ -198,6 +212,7 @@ def write_student_files(course, out, assignment, tasks):
     else:
         conftest.write_text(STUDENT_CONFTEST, encoding="utf-8")
     record = {"assignment": assignment, "tasks": [t.id for t in tasks],
+              "later_tasks": [t.id for t in later_tasks(course, assignment)],
               "source_commit": _commit(course.root)}
     (out / RELEASE_FILE).write_text(json.dumps(record, indent=2) + "\n", encoding="utf-8")
 

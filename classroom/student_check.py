@@ -74,7 +74,7 @@ def format_lines(result):
         if score.status == "fail":
             line += f"  {runner.test_name(score.failing_test)}: {score.first_failure}"
         elif score.status == "not-done":
-            line += "  still raises NotImplementedError: write it between the markers"
+            line += "  write it between its markers"
         elif score.status == "blocked":
             line += f"  {score.first_failure}"
         elif score.status == "no-tests":
