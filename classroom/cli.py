@@ -18,7 +18,7 @@ import time
 from classroom import course as course_mod, regions as regions_mod
 from classroom.course import CourseError
 
-INSTRUCTOR_ONLY = ("release", "grade", "selfcheck")
+INSTRUCTOR_ONLY = ("release", "grade", "selfcheck", "needs")
 
 
 def build_parser():
@@ -54,6 +54,10 @@ def build_parser():
     grade.add_argument("--feedback", type=pathlib.Path,
                        help="write one markdown feedback file per submission here")
     grade.add_argument("--quiet", action="store_true", help="no progress bar")
+
+    needs = commands.add_parser("needs", help="derive what each task's tests need (traced)")
+    needs.add_argument("--write", action="store_true",
+                       help="write the derived needs into classroom/tasks.toml")
 
     selfcheck = commands.add_parser("selfcheck", help="check that the course holds together")
     selfcheck.add_argument("task_ids", nargs="*", metavar="TASK",
@@ -139,5 +143,22 @@ def run_selfcheck(course, args):
     return 1 if failed else 0
 
 
-COMMANDS = {"tasks": run_tasks, "release": run_release, "check": run_check,
+def run_needs(course, args):
+    import tempfile
+    from classroom import reach
+    from classroom.grade import Grader
+    with tempfile.TemporaryDirectory(prefix="classroom-needs-") as scratch:
+        needs, run = reach.derive_needs(course, Grader(course, course.tasks, scratch))
+    for task in course.tasks:
+        print(f"{task.id:>6}  needs {', '.join(needs[task.id]) or 'nothing'}")
+    if args.write:
+        reach.write_needs(course.root / course_mod.TASKS_FILE, needs)
+        print(f"written into {course_mod.TASKS_FILE}")
+    failed = [r.nodeid for r in run.results.values() if not r.passed]
+    if failed:
+        print(f"{len(failed)} tests fail in the solution, e.g. {failed[0]}")
+    return 1 if failed else 0
+
+
+COMMANDS = {"tasks": run_tasks, "needs": run_needs, "release": run_release, "check": run_check,
             "grade": run_grade, "selfcheck": run_selfcheck}

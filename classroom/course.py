@@ -35,7 +35,7 @@ class Task:
     section: str
     points: float
     assignment: str
-    depends_on: tuple[str, ...] = ()
+    depends_on: tuple[str, ...] = ()   # `needs` in tasks.toml: derived by selfcheck
     file: str = ""              # the chapter's notebook, e.g. book/04_autograd_graph.ipynb
 
     def stub_message(self, later=False):
@@ -182,7 +182,7 @@ def _assignment(table):
 
 def _task(table):
     allowed = {"id", "title", "chapter", "file", "section", "points", "assignment",
-               "depends_on", "notes"}
+               "needs", "depends_on", "notes"}
     unknown = set(table) - allowed
     if unknown:
         raise CourseError(f"task {table.get('id')!r} in {TASKS_FILE} has unknown keys "
@@ -193,7 +193,8 @@ def _task(table):
                 section=str(_required(table, "section", "task")),
                 points=float(_required(table, "points", "task")),
                 assignment=str(_required(table, "assignment", "task")),
-                depends_on=tuple(str(d) for d in table.get("depends_on", ())),
+                depends_on=tuple(str(d) for d in table.get("needs",
+                                                           table.get("depends_on", ()))),
                 file=str(table.get("file", "")))
 
 
@@ -219,7 +220,7 @@ def check_course(course):
             raise CourseError(f"task {task.id} has {task.points} points: give it more than 0")
         for dep in task.depends_on:
             if dep not in ids:
-                raise CourseError(f"task {task.id} depends on {dep!r}, which is not a task")
+                raise CourseError(f"task {task.id} needs {dep!r}, which is not a task")
     _check_acyclic(course)
 
 

@@ -330,3 +330,72 @@ def _file_leaks(path, distinctive):
         if notebooks.leaks(cell.source, distinctive) or notebooks.leaks(outputs, distinctive):
             return True
     return False
+
+
+# A line this short, or one of these, is common code: it says nothing of a solution.
+_COMMON_LINES = {"else:", "try:", "continue", "break", "return", "pass", "return None",
+                 "return False", "return True", "finally:", "raise"}
+MIN_SOLUTION_LINE = 16
+
+
+def solution_lines_in(out, course):
+    """Where a release shows a line of the solution of a task it stubs (its own tasks and
+    the later assignments'), or a marker of a region it left solved.  A line counts when
+    it is not common code: not in ``_COMMON_LINES``, at least ``MIN_SOLUTION_LINE``
+    characters, and found nowhere in the package's source outside the regions."""
+    record = json.loads((out / RELEASE_FILE).read_text(encoding="utf-8"))
+    stubbed = set(record.get("tasks") or ()) | set(record.get("later_tasks") or ())
+    all_regions = regions_mod.scan(course.root, course.settings.sources)
+    outside = _lines_outside_regions(course, all_regions)
+    wanted = {}
+    for region, body in _solution_bodies(course, [r for r in all_regions
+                                                  if r.task in stubbed]).items():
+        for line in notebooks.distinctive_lines(body):
+            if len(line) >= MIN_SOLUTION_LINE and line not in _COMMON_LINES \
+                    and line not in outside:
+                wanted.setdefault(line, region.task)
+    found = []
+    for path in _text_files(out):
+        relpath = path.relative_to(out).as_posix()
+        for number, line in enumerate(_shown_lines(path), 1):
+            task = wanted.get(line)
+            if task is not None:
+                found.append(f"{relpath} shows a line of task {task}'s solution: {line!r}")
+                break
+            match = regions_mod._MARKER.match(line)
+            if match and match["kind"] == "BEGIN" and match["rest"].strip() not in stubbed:
+                found.append(f"{relpath} still marks the solved region of task "
+                             f"{match['rest'].strip()}")
+                break
+    return found
+
+
+def _lines_outside_regions(course, all_regions):
+    """Stripped lines of the package's Python files that are outside every region."""
+    inside = {}
+    for region in all_regions:
+        inside.setdefault(region.path, []).append(region)
+    lines = set()
+    package = course.root / course.settings.package
+    for path in sorted(package.rglob("*.py")):
+        relpath = path.relative_to(course.root).as_posix()
+        text = path.read_text(encoding="utf-8").splitlines()
+        skip = set()
+        for region in inside.get(relpath, ()):
+            if region.cell is None:
+                skip.update(range(region.begin, region.end + 1))
+        lines.update(line.strip() for i, line in enumerate(text) if i not in skip)
+    return lines
+
+
+def _shown_lines(path):
+    """The stripped lines a file shows: a notebook's cell sources and text outputs."""
+    text = path.read_text(encoding="utf-8", errors="replace")
+    if path.suffix == ".ipynb":
+        notebook = nbformat.reads(text, as_version=4)
+        parts = []
+        for cell in notebook.cells:
+            parts.append(cell.source)
+            parts += [notebooks._get(h, k) for h, k in notebooks.output_texts(cell)]
+        text = "\n".join(parts)
+    return [line.strip() for line in text.splitlines()]
