@@ -16,7 +16,10 @@ import pathlib
 try:
     import tomllib                      # Python 3.11 and later
 except ModuleNotFoundError:             # Python 3.10: the same parser, as a package
-    import tomli as tomllib
+    try:
+        import tomli as tomllib
+    except ModuleNotFoundError:         # said in plain words when the course is loaded
+        tomllib = None
 
 TASKS_FILE = "classroom/tasks.toml"
 # Written into a student copy by `release`: which assignment it holds.
@@ -140,6 +143,10 @@ def load(root=None):
     """Read ``<root>/classroom/tasks.toml`` into a checked ``Course``."""
     root = find_root(root)
     path = root / TASKS_FILE
+    if tomllib is None:
+        raise CourseError("this Python (3.10) needs the package tomli to read "
+                          f"{TASKS_FILE}: run `make setup`, or `pip install -r "
+                          "requirements.txt` in your environment")
     try:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
     except tomllib.TOMLDecodeError as error:

@@ -29,7 +29,7 @@ import subprocess
 
 import nbformat
 
-from classroom import notebooks, regions as regions_mod, workspace
+from classroom import notebooks, regions as regions_mod, workflow, workspace
 from classroom.course import RELEASE_FILE, CourseError
 
 STUDENT_CONFTEST = '''"""The student copy's pytest set-up: tests that reach an unfinished
@@ -64,7 +64,8 @@ def excluded_paths(course, out):
     """What never goes into a student's copy (relative to the course root)."""
     settings = course.settings
     paths = [settings.hidden_tests, settings.wrong_answers, RELEASE_FILE,
-             *settings.instructor_only, "classroom/out", "bench/out"]
+             *settings.instructor_only, "classroom/out", "bench/out",
+             ".github"]       # the instructor's CI: a release gets its own workflow
     try:
         paths.append(pathlib.Path(out).resolve().relative_to(course.root).as_posix())
     except ValueError:
@@ -211,6 +212,7 @@ def write_student_files(course, out, assignment, tasks):
                             encoding="utf-8")
     else:
         conftest.write_text(STUDENT_CONFTEST, encoding="utf-8")
+    workflow.write(out, tasks)
     record = {"assignment": assignment, "tasks": [t.id for t in tasks],
               "later_tasks": [t.id for t in later_tasks(course, assignment)],
               "source_commit": _commit(course.root)}
@@ -263,7 +265,10 @@ the code has to do.
 | --- | --- | --- | --- | --- |
 {rows}
 
-Do them in order: a task that needs another one cannot pass before it.
+Do them in this order (the course's syllabus): each task's tests run only its own code
+and that of the tasks above it, so a task passes as soon as it and the ones above it are
+written. The tasks of later assignments are stubs too, until their own release; a test
+that reaches one says so ("... it comes with assignment ...").
 
 ## Checking your work
 
@@ -288,6 +293,14 @@ very good sign, not a promise.
 
 `README_BOOK.md` is the book's own README: how to set up the environment, run the
 notebooks and more.
+
+## Your repository checks itself
+
+Every push to your repository on GitHub runs `.github/workflows/classroom.yml`: one step
+per task, `python -m classroom check <task>`, worth the task's points when the task passes
+in full. The results are in your repository's **Actions** tab (open the latest run: the
+summary lists each task and the points). With GitHub Classroom, your instructor sees the
+same points.
 
 ## Handing in
 
@@ -342,11 +355,13 @@ def solution_lines_in(out, course):
     """Where a release shows a line of the solution of a task it stubs (its own tasks and
     the later assignments'), or a marker of a region it left solved.  A line counts when
     it is not common code: not in ``_COMMON_LINES``, at least ``MIN_SOLUTION_LINE``
-    characters, and found nowhere in the package's source outside the regions."""
+    characters, found nowhere in the package's source outside the regions, and not an
+    idiom that several other files of the course use (a chapter quoting a solution is
+    one place; ``if ctx.needs_input_grad[0]:`` in three is the way Functions read)."""
     record = json.loads((out / RELEASE_FILE).read_text(encoding="utf-8"))
     stubbed = set(record.get("tasks") or ()) | set(record.get("later_tasks") or ())
     all_regions = regions_mod.scan(course.root, course.settings.sources)
-    outside = _lines_outside_regions(course, all_regions)
+    outside = _lines_outside_regions(course, all_regions) | _idioms(out)
     wanted = {}
     for region, body in _solution_bodies(course, [r for r in all_regions
                                                   if r.task in stubbed]).items():
@@ -354,6 +369,7 @@ def solution_lines_in(out, course):
             if len(line) >= MIN_SOLUTION_LINE and line not in _COMMON_LINES \
                     and line not in outside:
                 wanted.setdefault(line, region.task)
+    sources = set(regions_mod.source_files(out, course.settings.sources))
     found = []
     for path in _text_files(out):
         relpath = path.relative_to(out).as_posix()
@@ -362,12 +378,21 @@ def solution_lines_in(out, course):
             if task is not None:
                 found.append(f"{relpath} shows a line of task {task}'s solution: {line!r}")
                 break
-            match = regions_mod._MARKER.match(line)
+            match = regions_mod._MARKER.match(line) if path in sources else None
             if match and match["kind"] == "BEGIN" and match["rest"].strip() not in stubbed:
                 found.append(f"{relpath} still marks the solved region of task "
                              f"{match['rest'].strip()}")
                 break
     return found
+
+
+def _idioms(out, places=3):
+    """Stripped lines that ``places`` or more files of the release show."""
+    seen = {}
+    for path in _text_files(out):
+        for line in set(_shown_lines(path)):
+            seen[line] = seen.get(line, 0) + 1
+    return {line for line, count in seen.items() if count >= places}
 
 
 def _lines_outside_regions(course, all_regions):

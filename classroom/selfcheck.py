@@ -39,6 +39,9 @@ from classroom.grade import Grader, Job, points
 from classroom.runner import score
 
 
+MUTANTS_IN_SELFCHECK = 0     # generated mutants per task in selfcheck (`make mutants`: all)
+
+
 @dataclasses.dataclass
 class Finding:
     ok: bool
@@ -160,9 +163,6 @@ def selfcheck(course, jobs=1, say=print, task_ids=(), mutants=MUTANTS_IN_SELFCHE
         run_all(runs, jobs, note)
         traced.judge(note, grouped)
     return findings
-
-
-MUTANTS_IN_SELFCHECK = 0     # generated mutants per task in selfcheck (`make mutants`: all)
 
 
 class TracedRuns:

@@ -27,6 +27,13 @@ _stopped_notebooks = {}   # notebook node id -> task id
 _LATER = set()            # tasks of later assignments
 
 
+def pytest_configure(config):
+    # A stub reached in a thread a test started is reported by pytest as a warning with
+    # the thread's traceback; the test itself already says which task is not done.
+    config.addinivalue_line("filterwarnings", "ignore:(?s).*TaskNotDone"
+                            ":pytest.PytestUnhandledThreadExceptionWarning")
+
+
 @pytest.hookimpl(hookwrapper=True)
 def pytest_runtest_makereport(item, call):
     outcome = yield

@@ -61,13 +61,13 @@ def test_count_dependencies_counts_the_edges_into_each_node():
     assert len(deps) == 6          # c, the two products, exp, a's node, x's AccumulateGrad
 
 
-@pytest.mark.task("4.4")
+@pytest.mark.task("4.3")
 def test_a_node_post_hook_may_replace_the_gradients_it_passes_on():
     x = minitorch.tensor([1.0, 2.0], requires_grad=True)
     y = x * 3
     y.grad_fn.register_hook(lambda grad_inputs, grad_outputs: (grad_inputs[0] * 10, None))
-    y.sum().backward()
-    assert x.grad.tolist() == [30.0, 30.0]
+    gx, = grad(y.sum(), x)
+    assert gx.tolist() == [30.0, 30.0]
 
 
 @pytest.mark.task("4.4")
@@ -115,13 +115,13 @@ def test_a_gradient_passed_on_unchanged_is_copied_into_grad(through):
     assert x.grad.tolist() == [1.0, 1.0]
 
 
-@pytest.mark.task("4.4")
+@pytest.mark.task("4.3")
 def test_second_backward_through_freed_graph_raises():
     x = minitorch.tensor([1.0, 2.0], requires_grad=True)
     y = x.exp().sum()
-    y.backward()
+    grad(y, x)
     with pytest.raises(RuntimeError, match="Trying to backward through the graph a second time"):
-        y.backward()
+        grad(y, x)
 
 
 @pytest.mark.task("4.4")
@@ -141,11 +141,11 @@ def test_graph_without_saved_tensors_can_be_reused():
     assert x.grad.tolist() == [2.0, 2.0]
 
 
-@pytest.mark.task("4.4")
+@pytest.mark.task("4.3")
 def test_saved_tensors_freed_after_backward():
     x = minitorch.tensor([1.0, 2.0], requires_grad=True)
     y = x.exp()
-    y.sum().backward()
+    grad(y.sum(), x)
     with pytest.raises(RuntimeError, match="freed"):
         y.grad_fn._saved_result
 
