@@ -14,6 +14,16 @@ From a notebook cell::
 """
 
 
+class TaskNotDone(BaseException):
+    """What an unfinished task's stub raises.
+
+    A BaseException, not an Exception: no test's ``pytest.raises(RuntimeError)``,
+    no ``except Exception`` in the course's code and no hypothesis example can
+    catch it by accident, so a test that reaches a stub always stops there, and
+    the report says which task it waits on.
+    """
+
+
 def check(*task_ids, root=None):
     """Run the tests of the named tasks (all of them when none is named) and print
     one line per task; see ``classroom.student_check``."""

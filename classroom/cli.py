@@ -18,7 +18,7 @@ import time
 from classroom import course as course_mod, regions as regions_mod
 from classroom.course import CourseError
 
-INSTRUCTOR_ONLY = ("release", "grade", "selfcheck")
+INSTRUCTOR_ONLY = ("release", "grade", "selfcheck", "needs")
 
 
 def build_parser():
@@ -42,9 +42,15 @@ def build_parser():
     check.add_argument("task_ids", nargs="*", metavar="TASK",
                        help="task ids (default: every task of this copy)")
 
-    grade = commands.add_parser("grade", help="grade a folder of submissions")
-    grade.add_argument("submissions", type=pathlib.Path,
-                       help="a folder holding one folder per submission")
+    grade = commands.add_parser(
+        "grade", help="grade a folder of submissions (or `grade merge` shards' CSV files)")
+    grade.add_argument("submissions", type=pathlib.Path, nargs="+", metavar="SUBMISSIONS",
+                       help="a folder holding one folder per submission; or `merge` "
+                            "followed by the shards' CSV files")
+    grade.add_argument("--shard", default=None, metavar="I/N",
+                       help="grade only slice I of N (1-based) of the submissions")
+    grade.add_argument("--feedback-from", type=pathlib.Path, action="append", default=[],
+                       metavar="DIR", help="(merge) a shard's feedback folder; repeat")
     grade.add_argument("--out", type=pathlib.Path, default=pathlib.Path("grades.csv"),
                        help="the CSV to write (default: grades.csv)")
     grade.add_argument("--assignment", help="grade only this assignment's tasks")
@@ -55,10 +61,17 @@ def build_parser():
                        help="write one markdown feedback file per submission here")
     grade.add_argument("--quiet", action="store_true", help="no progress bar")
 
+    needs = commands.add_parser("needs", help="derive what each task's tests need (traced)")
+    needs.add_argument("--write", action="store_true",
+                       help="write the derived needs into classroom/tasks.toml")
+
     selfcheck = commands.add_parser("selfcheck", help="check that the course holds together")
     selfcheck.add_argument("task_ids", nargs="*", metavar="TASK",
                            help="check only these tasks (default: the whole course)")
     selfcheck.add_argument("--jobs", type=int, default=2, help="runs at once (default: 2)")
+    for sub in commands.choices.values():      # `--root` also after the command
+        sub.add_argument("--root", type=pathlib.Path, default=argparse.SUPPRESS,
+                         help="the course repository (default: the one this tool is in)")
     return parser
 
 
@@ -115,10 +128,18 @@ def run_check(course, args):
 
 def run_grade(course, args):
     from classroom import grade
+    if str(args.submissions[0]) == "merge":
+        count = grade.merge(args.submissions[1:], args.out, args.feedback_from, args.feedback)
+        print(f"merged {count} rows from {len(args.submissions) - 1} files: {args.out}"
+              + (f"; feedback files in {args.feedback}" if args.feedback else ""))
+        return 0
+    if len(args.submissions) != 1:
+        raise CourseError("give one folder of submissions (or `merge` and CSV files)")
     started = time.monotonic()
     tasks = course.tasks_of(args.assignment)
-    grades = grade.grade(course, args.submissions, args.assignment, args.isolate, args.jobs,
-                         progress=not args.quiet)
+    shard = grade.parse_shard(args.shard) if args.shard else None
+    grades = grade.grade(course, args.submissions[0], args.assignment, args.isolate,
+                         args.jobs, progress=not args.quiet, shard=shard)
     grade.write_csv(grades, tasks, args.out)
     print(f"graded {len(grades)} submissions in {time.monotonic() - started:.0f} s: {args.out}")
     if args.feedback:
@@ -139,5 +160,22 @@ def run_selfcheck(course, args):
     return 1 if failed else 0
 
 
-COMMANDS = {"tasks": run_tasks, "release": run_release, "check": run_check,
+def run_needs(course, args):
+    import tempfile
+    from classroom import reach
+    from classroom.grade import Grader
+    with tempfile.TemporaryDirectory(prefix="classroom-needs-") as scratch:
+        needs, run = reach.derive_needs(course, Grader(course, course.tasks, scratch))
+    for task in course.tasks:
+        print(f"{task.id:>6}  needs {', '.join(needs[task.id]) or 'nothing'}")
+    if args.write:
+        reach.write_needs(course.root / course_mod.TASKS_FILE, needs)
+        print(f"written into {course_mod.TASKS_FILE}")
+    failed = [r.nodeid for r in run.results.values() if not r.passed]
+    if failed:
+        print(f"{len(failed)} tests fail in the solution, e.g. {failed[0]}")
+    return 1 if failed else 0
+
+
+COMMANDS = {"tasks": run_tasks, "needs": run_needs, "release": run_release, "check": run_check,
             "grade": run_grade, "selfcheck": run_selfcheck}

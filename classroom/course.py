@@ -16,7 +16,10 @@ import pathlib
 try:
     import tomllib                      # Python 3.11 and later
 except ModuleNotFoundError:             # Python 3.10: the same parser, as a package
-    import tomli as tomllib
+    try:
+        import tomli as tomllib
+    except ModuleNotFoundError:         # said in plain words when the course is loaded
+        tomllib = None
 
 TASKS_FILE = "classroom/tasks.toml"
 # Written into a student copy by `release`: which assignment it holds.
@@ -35,15 +38,20 @@ class Task:
     section: str
     points: float
     assignment: str
-    depends_on: tuple[str, ...] = ()
+    depends_on: tuple[str, ...] = ()   # `needs` in tasks.toml: derived by selfcheck
     file: str = ""              # the chapter's notebook, e.g. book/04_autograd_graph.ipynb
 
-    def stub_message(self):
-        """What the student's copy raises until the task is done (and what
-        ``check`` and the student plugin recognise: it starts ``Task <id> (``)."""
+    def stub_message(self, later=False):
+        """What the student's copy raises until the task is done, one sentence (what
+        ``check`` and the student plugin recognise: ``Task <id> (<title>) is not done
+        yet``).  ``later``: the task belongs to a later assignment than the copy's."""
+        if later:
+            return (f"Task {self.id} ({self.title}) is not done yet: it comes with "
+                    f"assignment {self.assignment}, in chapter {self.chapter}.")
         where = f" ({self.file})" if self.file else ""
-        return (f"Task {self.id} ({self.title}): see chapter {self.chapter}{where}, section "
-                f"{self.section}; check it with python -m classroom check {self.id}")
+        return (f"Task {self.id} ({self.title}) is not done yet: write it between its "
+                f"markers, as chapter {self.chapter}{where}, section {self.section}, "
+                f"explains, and check it with python -m classroom check {self.id}.")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -135,6 +143,10 @@ def load(root=None):
     """Read ``<root>/classroom/tasks.toml`` into a checked ``Course``."""
     root = find_root(root)
     path = root / TASKS_FILE
+    if tomllib is None:
+        raise CourseError("this Python (3.10) needs the package tomli to read "
+                          f"{TASKS_FILE}: run `make setup`, or `pip install -r "
+                          "requirements.txt` in your environment")
     try:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
     except tomllib.TOMLDecodeError as error:
@@ -177,7 +189,7 @@ def _assignment(table):
 
 def _task(table):
     allowed = {"id", "title", "chapter", "file", "section", "points", "assignment",
-               "depends_on", "notes"}
+               "needs", "depends_on", "notes"}
     unknown = set(table) - allowed
     if unknown:
         raise CourseError(f"task {table.get('id')!r} in {TASKS_FILE} has unknown keys "
@@ -188,7 +200,8 @@ def _task(table):
                 section=str(_required(table, "section", "task")),
                 points=float(_required(table, "points", "task")),
                 assignment=str(_required(table, "assignment", "task")),
-                depends_on=tuple(str(d) for d in table.get("depends_on", ())),
+                depends_on=tuple(str(d) for d in table.get("needs",
+                                                           table.get("depends_on", ()))),
                 file=str(table.get("file", "")))
 
 
@@ -214,7 +227,7 @@ def check_course(course):
             raise CourseError(f"task {task.id} has {task.points} points: give it more than 0")
         for dep in task.depends_on:
             if dep not in ids:
-                raise CourseError(f"task {task.id} depends on {dep!r}, which is not a task")
+                raise CourseError(f"task {task.id} needs {dep!r}, which is not a task")
     _check_acyclic(course)
 
 

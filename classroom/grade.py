@@ -86,6 +86,14 @@ class Grader:
     def run(self, job, prepare=None):
         """Grade one job; ``prepare(workdir)`` replaces the usual way of putting the
         submission in (selfcheck uses it to plant wrong answers)."""
+        run, notes = self.run_tests(job, prepare)
+        ids = {t.id for t in job.tasks}
+        expected = {n: t for n, t in self.expected.items() if set(t) & ids}
+        scores = runner.score(job.tasks, expected, run, self.course.settings.scoring)
+        return scores, run.problems, notes
+
+    def run_tests(self, job, prepare=None):
+        """``(runner.RunResult, notes)`` of one job's tests (see ``run``)."""
         workdir = self._new_workdir()
         notes = []
         try:
@@ -98,10 +106,7 @@ class Grader:
                 workspace.overlay_submission(self.course, workdir, job.submission)
             ids = [t.id for t in job.tasks]
             files = runner.task_test_files(workdir, self.course.settings.tests, ids)
-            run = runner.run_tests(workdir, files, ids, self.options)
-            expected = {n: t for n, t in self.expected.items() if set(t) & set(ids)}
-            scores = runner.score(job.tasks, expected, run, self.course.settings.scoring)
-            return scores, run.problems, notes
+            return runner.run_tests(workdir, files, ids, self.options), notes
         finally:
             shutil.rmtree(workdir, ignore_errors=True)
 
@@ -129,10 +134,34 @@ def submissions_in(folder):
     return found
 
 
-def grade(course, submissions_dir, assignment=None, isolate=False, jobs=1, progress=True):
-    """Grade every submission folder; returns ``[SubmissionGrade]`` sorted by name."""
+def parse_shard(text):
+    """``(I, N)`` from ``"I/N"`` (1 <= I <= N): the I-th of N slices of the submissions."""
+    try:
+        index, count = (int(part) for part in str(text).split("/"))
+    except ValueError:
+        index = count = 0
+    if not 1 <= index <= count:
+        raise CourseError(f"--shard takes I/N with 1 <= I <= N (say 2/3), not {text!r}")
+    return index, count
+
+
+def shard_of(submissions, shard):
+    """The submissions of slice ``shard = (I, N)``: every N-th one of the sorted list,
+    from the I-th on, so that the N slices together hold each submission once."""
+    if shard is None:
+        return list(submissions)
+    index, count = shard
+    return [s for number, s in enumerate(submissions) if number % count == index - 1]
+
+
+def grade(course, submissions_dir, assignment=None, isolate=False, jobs=1, progress=True,
+          shard=None):
+    """Grade every submission folder (or one slice of them, ``shard = (I, N)``); returns
+    ``[SubmissionGrade]`` sorted by name."""
     tasks = course.tasks_of(assignment)
-    submissions = submissions_in(submissions_dir)
+    submissions = shard_of(submissions_in(submissions_dir), shard)
+    if not submissions:
+        return []
     with tempfile.TemporaryDirectory(prefix="classroom-grade-") as scratch:
         grader = Grader(course, tasks, scratch, isolate)
         work = [job for s in submissions for job in grader.jobs_for(s)]
@@ -169,6 +198,43 @@ def combine(submissions, work, outcomes, tasks):
     return list(grades.values())
 
 
+ID_COLUMN = "student_id"     # the submission folder's name: what an LMS matches rows by
+
+
+def merge(csv_paths, out, feedback_dirs=(), feedback_out=None):
+    """Join the CSV files (and feedback folders) of shards into one: the rows sorted by
+    name, as one run over every submission writes them.  Returns the number of rows."""
+    header, rows = None, {}
+    for path in csv_paths:
+        with open(path, newline="", encoding="utf-8") as handle:
+            table = list(csv.reader(handle))
+        if not table:
+            raise CourseError(f"{path} is empty: was that shard graded?")
+        if header is None:
+            header = table[0]
+        elif table[0] != header:
+            raise CourseError(f"{path} has the columns {table[0]}, the first file "
+                              f"{header}: merge the shards of one assignment only")
+        for row in table[1:]:
+            if row[0] in rows:
+                raise CourseError(f"{row[0]} is in two shards' files ({path} and another): "
+                                  "give each shard's CSV once")
+            rows[row[0]] = row
+    out = pathlib.Path(out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    with open(out, "w", newline="", encoding="utf-8") as handle:
+        writer = csv.writer(handle)
+        writer.writerow(header)
+        writer.writerows(rows[name] for name in sorted(rows))
+    if feedback_out is not None:
+        target = pathlib.Path(feedback_out)
+        target.mkdir(parents=True, exist_ok=True)
+        for folder in feedback_dirs:
+            for path in sorted(pathlib.Path(folder).glob("*.md")):
+                shutil.copy2(path, target / path.name)
+    return len(rows)
+
+
 def points(value):
     return f"{round(value, 2):g}"
 
@@ -178,7 +244,7 @@ def write_csv(grades, tasks, path):
     path.parent.mkdir(parents=True, exist_ok=True)
     with open(path, "w", newline="", encoding="utf-8") as handle:
         writer = csv.writer(handle)
-        writer.writerow(["submission", *[t.id for t in tasks], "total"])
+        writer.writerow([ID_COLUMN, *[t.id for t in tasks], "total"])
         for grade in grades:
             writer.writerow([grade.name, *[points(grade.scores[t.id].points) for t in tasks],
                              points(grade.total)])

@@ -35,6 +35,7 @@ import time
 
 import pytest
 
+from classroom import reach
 from classroom.messages import (TestTimedOut, describe_exception, not_done, shorten,
                                 timed_out, unfinished_task)
 
@@ -187,6 +188,7 @@ class ClassroomRun:
     @pytest.hookimpl(tryfirst=True)
     def pytest_runtest_logstart(self, nodeid, location):
         random.seed(0)                  # (before the test's fixtures run)
+        reach.take()
         numpy = sys.modules.get("numpy")
         if numpy is not None:
             numpy.random.seed(0)
@@ -226,6 +228,7 @@ class ClassroomRun:
                 outcomes, self.skip_reasons.get(report.nodeid))
         self.emit(event="result", nodeid=report.nodeid, passed=passed,
                   kind="passed" if passed else kind, message=message, blocked_by=blocked_by,
+                  reached=reach.take(),
                   seconds=round(time.monotonic() - self.started.get(report.nodeid, 0), 3))
 
     def pytest_sessionfinish(self, session):

@@ -12,7 +12,8 @@ import pathlib
 import re
 
 # A stub's message starts like this (see Task.stub_message).
-STUB = re.compile(r"Task (?P<task>[^\s()]+) \((?P<title>.*?)\): see chapter")
+STUB = re.compile(r"Task (?P<task>[^\s()]+) \((?P<title>.*?)\) is not done yet")
+STUB_EXCEPTION = "TaskNotDone"
 ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
 MAX_LENGTH = 240
 
@@ -35,8 +36,8 @@ def shorten(text, limit=MAX_LENGTH):
 
 def stub_in_text(text):
     """``(task id, the stub's whole message)`` when ``text`` (a traceback printed by a
-    notebook kernel, say) shows a stub's NotImplementedError, else None."""
-    matches = list(re.finditer(r"NotImplementedError: (?P<message>" + STUB.pattern
+    notebook kernel, say) shows a stub's TaskNotDone, else None."""
+    matches = list(re.finditer(STUB_EXCEPTION + r": (?P<message>" + STUB.pattern
                                + r"[^\n]*)", strip_ansi(text)))
     return (matches[-1]["task"], matches[-1]["message"].strip()) if matches else None
 
@@ -55,20 +56,19 @@ def leaf_exceptions(error):
 
 
 def unfinished_task(error):
-    """The task whose stub raised ``error`` (a NotImplementedError), or None."""
+    """The task whose stub raised ``error`` (a TaskNotDone), or None."""
     found = unfinished_stub(error)
     return found[0] if found else None
 
 
 def unfinished_stub(error):
-    """``(task id, message)`` when ``error`` is a stub's NotImplementedError, or was
-    caused by one, or quotes one (``pytest.raises(RuntimeError, match=...)`` catches a
-    NotImplementedError, a RuntimeError, and fails saying its message did not match)."""
+    """``(task id, message)`` when ``error`` is a stub's TaskNotDone, or was caused by
+    one, or quotes one (an assertion that printed it)."""
     for leaf in leaf_exceptions(error):
         for exception in _chain(leaf):
             text = str(exception)
             match = STUB.search(text)
-            if match and (isinstance(exception, NotImplementedError) or
+            if match and (type(exception).__name__ == STUB_EXCEPTION or
                           isinstance(exception, AssertionError)):
                 message = text[match.start():].split("\n")[0].rstrip("'\"")
                 return match["task"], message
@@ -87,7 +87,7 @@ def _chain(error):
 def not_done(task_id, own_task=None):
     if own_task is not None and task_id != own_task:
         return f"needs task {task_id}, which is not done yet"
-    return f"task {task_id} is not done yet: its code still raises NotImplementedError"
+    return f"task {task_id} is not done yet: write its code between its markers"
 
 
 def timed_out(seconds):

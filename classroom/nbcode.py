@@ -29,7 +29,7 @@ import json
 import pathlib
 import re
 
-from classroom.regions import marker_pairs
+from classroom.regions import marker_pairs, task_tag
 
 SKIPPED_TAGS = {"raises-exception", "solution", "classroom-skip"}
 _MAGIC = re.compile(r"^\s*[%!]")
@@ -46,8 +46,9 @@ def code_cells(path, task=None, tags=None):
         cell_tags = set(cell.get("metadata", {}).get("tags", []))
         source = cell.get("source", "")
         source = "".join(source) if isinstance(source, list) else source
-        holds_task = task is not None and any(p[0] == task for p in marker_pairs(
-            source.splitlines(keepends=True), f"{path} cell {index}"))
+        holds_task = task is not None and (task_tag(task) in cell_tags or any(
+            p[0] == task for p in marker_pairs(source.splitlines(keepends=True),
+                                               f"{path} cell {index}")))
         if SKIPPED_TAGS & cell_tags and not holds_task:
             continue
         if tags is not None and not set(tags) & cell_tags and not holds_task:

@@ -9,7 +9,7 @@ In a Python file (and in a notebook's code cell) a region is::
 indented like the code around it.  The marker words are nbgrader's, so an
 instructor who already uses nbgrader finds the same convention; the task id
 after them ties the region to a task of ``classroom/tasks.toml``.  A student's
-copy keeps the markers around a stub that raises ``NotImplementedError``, so a
+copy keeps the markers around a stub that raises ``TaskNotDone``, so a
 submission's regions can be found again when grading task by task.
 
 Line numbers given out (``Region.start_line``/``end_line``) are 1-based and
@@ -214,15 +214,17 @@ def replace_body(lines, begin, end, new_body):
     return lines[:begin + 1] + list(new_body) + lines[end:]
 
 
-def stub_lines(task, indent, width=88):
-    """The stub that replaces a region: one ``raise NotImplementedError(...)`` whose
-    message is split into string pieces so that no line is wider than ``width``."""
-    message = task.stub_message()
+def stub_lines(task, indent, width=88, later=False):
+    """The stub that replaces a region: ``raise TaskNotDone(...)`` (see
+    ``classroom.TaskNotDone``) whose message is split into string pieces so that no
+    line is wider than ``width``.  ``later``: the task comes in a later assignment."""
+    message = task.stub_message(later)
     room = max(30, width - len(indent) - 6)
     pieces = textwrap.wrap(message, room, break_long_words=False, drop_whitespace=False,
                            break_on_hyphens=False)
     assert "".join(pieces) == message, "the stub message must survive wrapping"
-    lines = [f"{indent}raise NotImplementedError(\n"]
+    lines = [f"{indent}from classroom import TaskNotDone\n",
+             f"{indent}raise TaskNotDone(\n"]
     lines += [f"{indent}    {json.dumps(piece, ensure_ascii=False)}\n" for piece in pieces]
     lines[-1] = lines[-1].rstrip("\n") + ")\n"
     return lines
@@ -239,15 +241,42 @@ def reindent(code, indent):
     return [(indent + line if line.strip() else "") + "\n" for line in code.split("\n")]
 
 
-def stub_tasks(root, regions, tasks):
-    """Replace the body of every region of ``tasks`` under ``root`` by its stub.
+def stub_tasks(root, regions, tasks, later_ids=()):
+    """Replace the body of every region of ``tasks`` under ``root`` by its stub (the
+    stub of a task in ``later_ids`` says it comes with a later assignment).
 
     ``regions`` were found in the same files (line numbers must match);
     returns the set of changed paths (relative).
     """
     wanted = {t.id: t for t in tasks}
     return rewrite_regions(root, [r for r in regions if r.task in wanted],
-                           lambda r, old: stub_lines(wanted[r.task], r.indent))
+                           lambda r, old: stub_lines(wanted[r.task], r.indent,
+                                                     later=r.task in later_ids))
+
+
+def task_tag(task_id):
+    """The tag of a notebook cell that held a task's region before ``unmark``."""
+    return f"classroom-task-{task_id}"
+
+
+def unmark(root, regions):
+    """Drop the marker lines of ``regions`` under ``root``, keeping what is between
+    them (an earlier assignment's solved task, in a student's copy)."""
+    per_file = {}
+    for region in regions:
+        per_file.setdefault(region.path, []).append(region)
+    for relpath, in_file in per_file.items():
+        source = open_source(pathlib.Path(root) / relpath)
+        for region in sorted(in_file, key=lambda r: (str(r.cell), r.begin), reverse=True):
+            lines = source.blocks[region.cell]
+            source.blocks[region.cell] = (lines[:region.begin] + body(lines, region.begin,
+                                          region.end) + lines[region.end + 1:])
+            if region.cell is not None:       # nbcode finds the task's cell by this tag
+                tags = source.notebook.cells[region.cell].metadata.setdefault("tags", [])
+                if task_tag(region.task) not in tags:
+                    tags.append(task_tag(region.task))
+        source.save()
+    return set(per_file)
 
 
 def rewrite_regions(root, regions, new_body):

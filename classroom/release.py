@@ -5,9 +5,9 @@ environments, build outputs, hidden tests, wrong answers and anything listed
 in ``instructor_only``, in which
 
 * every region of the assignment's tasks holds a stub that raises
-  ``NotImplementedError("Task 4.2 (...): see chapter 4, section ...; check it
-  with python -m classroom check 4.2")`` between its markers (the other
-  assignments' tasks stay solved: students rebuild one assignment at a time);
+  ``TaskNotDone("Task 4.2 (...) is not done yet: ...")`` between its markers, and
+  so does every region of a later assignment (its message names the assignment);
+  an earlier assignment's tasks stay solved, without their markers;
 * notebooks lose their exercise solutions and any output that shows a
   released region (see ``classroom.notebooks``);
 * the edits of ``[[release.replace]]`` are made (the book's ``_config.yml``
@@ -29,7 +29,7 @@ import subprocess
 
 import nbformat
 
-from classroom import notebooks, regions as regions_mod, workspace
+from classroom import notebooks, regions as regions_mod, workflow, workspace
 from classroom.course import RELEASE_FILE, CourseError
 
 STUDENT_CONFTEST = '''"""The student copy's pytest set-up: tests that reach an unfinished
@@ -64,7 +64,8 @@ def excluded_paths(course, out):
     """What never goes into a student's copy (relative to the course root)."""
     settings = course.settings
     paths = [settings.hidden_tests, settings.wrong_answers, RELEASE_FILE,
-             *settings.instructor_only, "classroom/out", "bench/out"]
+             *settings.instructor_only, "classroom/out", "bench/out",
+             ".github"]       # the instructor's CI: a release gets its own workflow
     try:
         paths.append(pathlib.Path(out).resolve().relative_to(course.root).as_posix())
     except ValueError:
@@ -79,18 +80,31 @@ def release(course, out, assignment=None):
     if out == course.root:
         raise CourseError("the release cannot overwrite the course itself: give another folder")
     tasks = course.tasks_of(assignment)
+    later = later_tasks(course, assignment)
     all_regions = regions_mod.scan(course.root, course.settings.sources)
-    released = check_released_regions(course, tasks, all_regions)
+    released = check_released_regions(course, tasks + later, all_regions)
     if out.exists():
         out.rmdir()
     workspace.copy_tree(course.root, out, excluded_paths(course, out))
-    stubbed = sorted(regions_mod.stub_tasks(out, released, tasks))
+    later_ids = {t.id for t in later}
+    stubbed = sorted(regions_mod.stub_tasks(out, released, tasks + later, later_ids))
+    regions_mod.unmark(out, [r for r in all_regions if r not in released])
     check_python_compiles(out, stubbed)
-    changed_notebooks = scrub_notebooks(course, out, released, tasks)
+    changed_notebooks = scrub_notebooks(course, out, released, tasks + later, later_ids)
     apply_replacements(course, out)
     write_student_files(course, out, assignment, tasks)
     leaks = find_leaks(out, course, released)
     return ReleaseReport(out, assignment, tasks, stubbed, changed_notebooks, leaks)
+
+
+def later_tasks(course, assignment):
+    """The tasks of the assignments after ``assignment``: a release stubs them too, so
+    it holds no solution of a later assignment (none when every task is released)."""
+    if assignment is None:
+        return ()
+    names = [a.name for a in course.assignments]
+    after = set(names[names.index(course.assignment(assignment).name) + 1:])
+    return tuple(t for t in course.tasks if t.assignment in after)
 
 
 def check_released_regions(course, tasks, all_regions):
@@ -130,12 +144,13 @@ def _solution_bodies(course, released):
     return bodies
 
 
-def scrub_notebooks(course, out, released, tasks):
+def scrub_notebooks(course, out, released, tasks, later_ids=()):
     """Solutions out of every notebook and markdown page of the sources; outputs that
     show a released region re-rendered or cleared.  Returns the changed notebooks."""
     by_id = {t.id: t for t in tasks}
     bodies = _solution_bodies(course, released)
-    replacements = [(old, regions_mod.stub_lines(by_id[r.task], r.indent))
+    replacements = [(old, regions_mod.stub_lines(by_id[r.task], r.indent,
+                                                 later=r.task in later_ids))
                     for r, old in bodies.items()]
     distinctive = [d for d in (notebooks.distinctive_lines(b) for b in bodies.values()) if d]
     region_cells = {}
@@ -197,7 +212,9 @@ def write_student_files(course, out, assignment, tasks):
                             encoding="utf-8")
     else:
         conftest.write_text(STUDENT_CONFTEST, encoding="utf-8")
+    workflow.write(out, tasks)
     record = {"assignment": assignment, "tasks": [t.id for t in tasks],
+              "later_tasks": [t.id for t in later_tasks(course, assignment)],
               "source_commit": _commit(course.root)}
     (out / RELEASE_FILE).write_text(json.dumps(record, indent=2) + "\n", encoding="utf-8")
 
@@ -248,7 +265,10 @@ the code has to do.
 | --- | --- | --- | --- | --- |
 {rows}
 
-Do them in order: a task that needs another one cannot pass before it.
+Do them in this order (the course's syllabus): each task's tests run only its own code
+and that of the tasks above it, so a task passes as soon as it and the ones above it are
+written. The tasks of later assignments are stubs too, until their own release; a test
+that reaches one says so ("... it comes with assignment ...").
 
 ## Checking your work
 
@@ -273,6 +293,14 @@ very good sign, not a promise.
 
 `README_BOOK.md` is the book's own README: how to set up the environment, run the
 notebooks and more.
+
+## Your repository checks itself
+
+Every push to your repository on GitHub runs `.github/workflows/classroom.yml`: one step
+per task, `python -m classroom check <task>`, worth the task's points when the task passes
+in full. The results are in your repository's **Actions** tab (open the latest run: the
+summary lists each task and the points). With GitHub Classroom, your instructor sees the
+same points.
 
 ## Handing in
 
@@ -315,3 +343,84 @@ def _file_leaks(path, distinctive):
         if notebooks.leaks(cell.source, distinctive) or notebooks.leaks(outputs, distinctive):
             return True
     return False
+
+
+# A line this short, or one of these, is common code: it says nothing of a solution.
+_COMMON_LINES = {"else:", "try:", "continue", "break", "return", "pass", "return None",
+                 "return False", "return True", "finally:", "raise"}
+MIN_SOLUTION_LINE = 16
+
+
+def solution_lines_in(out, course):
+    """Where a release shows a line of the solution of a task it stubs (its own tasks and
+    the later assignments'), or a marker of a region it left solved.  A line counts when
+    it is not common code: not in ``_COMMON_LINES``, at least ``MIN_SOLUTION_LINE``
+    characters, found nowhere in the package's source outside the regions, and not an
+    idiom that several other files of the course use (a chapter quoting a solution is
+    one place; ``if ctx.needs_input_grad[0]:`` in three is the way Functions read)."""
+    record = json.loads((out / RELEASE_FILE).read_text(encoding="utf-8"))
+    stubbed = set(record.get("tasks") or ()) | set(record.get("later_tasks") or ())
+    all_regions = regions_mod.scan(course.root, course.settings.sources)
+    outside = _lines_outside_regions(course, all_regions) | _idioms(out)
+    wanted = {}
+    for region, body in _solution_bodies(course, [r for r in all_regions
+                                                  if r.task in stubbed]).items():
+        for line in notebooks.distinctive_lines(body):
+            if len(line) >= MIN_SOLUTION_LINE and line not in _COMMON_LINES \
+                    and line not in outside:
+                wanted.setdefault(line, region.task)
+    sources = set(regions_mod.source_files(out, course.settings.sources))
+    found = []
+    for path in _text_files(out):
+        relpath = path.relative_to(out).as_posix()
+        for number, line in enumerate(_shown_lines(path), 1):
+            task = wanted.get(line)
+            if task is not None:
+                found.append(f"{relpath} shows a line of task {task}'s solution: {line!r}")
+                break
+            match = regions_mod._MARKER.match(line) if path in sources else None
+            if match and match["kind"] == "BEGIN" and match["rest"].strip() not in stubbed:
+                found.append(f"{relpath} still marks the solved region of task "
+                             f"{match['rest'].strip()}")
+                break
+    return found
+
+
+def _idioms(out, places=3):
+    """Stripped lines that ``places`` or more files of the release show."""
+    seen = {}
+    for path in _text_files(out):
+        for line in set(_shown_lines(path)):
+            seen[line] = seen.get(line, 0) + 1
+    return {line for line, count in seen.items() if count >= places}
+
+
+def _lines_outside_regions(course, all_regions):
+    """Stripped lines of the package's Python files that are outside every region."""
+    inside = {}
+    for region in all_regions:
+        inside.setdefault(region.path, []).append(region)
+    lines = set()
+    package = course.root / course.settings.package
+    for path in sorted(package.rglob("*.py")):
+        relpath = path.relative_to(course.root).as_posix()
+        text = path.read_text(encoding="utf-8").splitlines()
+        skip = set()
+        for region in inside.get(relpath, ()):
+            if region.cell is None:
+                skip.update(range(region.begin, region.end + 1))
+        lines.update(line.strip() for i, line in enumerate(text) if i not in skip)
+    return lines
+
+
+def _shown_lines(path):
+    """The stripped lines a file shows: a notebook's cell sources and text outputs."""
+    text = path.read_text(encoding="utf-8", errors="replace")
+    if path.suffix == ".ipynb":
+        notebook = nbformat.reads(text, as_version=4)
+        parts = []
+        for cell in notebook.cells:
+            parts.append(cell.source)
+            parts += [notebooks._get(h, k) for h, k in notebooks.output_texts(cell)]
+        text = "\n".join(parts)
+    return [line.strip() for line in text.splitlines()]

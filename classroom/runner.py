@@ -43,6 +43,7 @@ class TestResult:
     kind: str                  # passed, failed, not-done, timeout, crash, not-run
     message: str = ""
     blocked_by: str | None = None
+    reached: tuple = ()        # tasks whose regions the test ran (traced runs only)
 
 
 @dataclasses.dataclass
@@ -167,7 +168,8 @@ def _absorb(outcome, events, returncode, killed, stderr, options):
             nodeid = event["nodeid"]
             outcome.results[nodeid] = TestResult(
                 nodeid, outcome.collected.get(nodeid, ()), event["passed"], event["kind"],
-                event.get("message") or "", event.get("blocked_by"))
+                event.get("message") or "", event.get("blocked_by"),
+                tuple(event.get("reached") or ()))
             started, progress = None, True
         elif kind == "finished":
             finished = True

@@ -32,9 +32,14 @@ try:
 except ModuleNotFoundError:             # Python 3.10: the same parser, as a package
     import tomli as tomllib
 
-from classroom import regions as regions_mod, release as release_mod, student_check
+from classroom import (reach, regions as regions_mod, release as release_mod, runner,
+                       student_check, workspace)
 from classroom.course import CourseError
 from classroom.grade import Grader, Job, points
+from classroom.runner import score
+
+
+MUTANTS_IN_SELFCHECK = 0     # generated mutants per task in selfcheck (`make mutants`: all)
 
 
 @dataclasses.dataclass
@@ -127,9 +132,10 @@ def _replacing(region, new_body):
     return prepare
 
 
-def selfcheck(course, jobs=1, say=print, task_ids=()):
+def selfcheck(course, jobs=1, say=print, task_ids=(), mutants=MUTANTS_IN_SELFCHECK):
     """Run every check (only those of ``task_ids``' tasks, when given); ``say`` gets one
-    line per finding.  Returns the findings."""
+    line per finding.  ``mutants``: how many generated mutants per task (0: none).
+    Returns the findings."""
     findings = []
     tasks = course.select(task_ids)
 
@@ -149,10 +155,85 @@ def selfcheck(course, jobs=1, say=print, task_ids=()):
             note(False, str(error))
             return findings
         check_tests(course, grader, note, tasks)
-        runs = planned_runs(course, grader, grouped, scratch, note, tasks)
+        traced = TracedRuns(course, grader, tasks)
+        runs = traced.runs() + planned_runs(course, grader, grouped, scratch, note, tasks)
+        if mutants:
+            from classroom import mutants as mutants_mod
+            runs += mutants_mod.planned_runs(course, grader, grouped, tasks, mutants)
         run_all(runs, jobs, note)
+        traced.judge(note, grouped)
     return findings
 
+
+class TracedRuns:
+    """The solution graded with every region traced (``classroom.reach``), one run per
+    assignment: full marks, and from what each test ran, the checks that make the
+    syllabus walkable (see ``judge``)."""
+
+    def __init__(self, course, grader, tasks):
+        self.course, self.grader, self.tasks = course, grader, tuple(tasks)
+        self.results = {}
+
+    def runs(self):
+        by_assignment = {}
+        for task in self.tasks:
+            by_assignment.setdefault(task.assignment, []).append(task)
+        return [(f"the solution, {name} (traced)", lambda ts=tuple(ts): self._run(ts))
+                for name, ts in by_assignment.items()]
+
+    def _run(self, tasks):
+        run, _ = self.grader.run_tests(Job(self.course.root, tasks), self._trace)
+        self.results.update(run.results)
+        ids = {t.id for t in tasks}
+        expected = {n: t for n, t in self.grader.expected.items() if set(t) & ids}
+        return _full_marks(score(tasks, expected, run, self.course.settings.scoring))
+
+    def _trace(self, workdir):
+        reach.trace_regions(workdir, regions_mod.scan(workdir, self.course.settings.sources))
+
+    def judge(self, note, grouped):
+        if not self.results:
+            return
+        course = self.course
+        order = [t.id for t in course.tasks]
+        chosen = {t.id for t in self.tasks}
+        wrong_marks = []
+        for result in self.results.values():
+            marks = [m for m in result.tasks if m in chosen]
+            if not marks:
+                continue
+            want = reach.latest(reach.reached_tasks(result), course)
+            if set(marks) != {want}:
+                wrong_marks.append(f"{runner.test_name(result.nodeid)} is marked {marks} "
+                                   f"but runs the code of {sorted(reach.reached_tasks(result), key=order.index)}: "
+                                   f"mark it task({want!r})" if want else
+                                   f"{runner.test_name(result.nodeid)} is marked {marks} "
+                                   "but runs no task's code: drop its mark")
+        note(not wrong_marks, "every test is marked with the latest task (in the syllabus) "
+             "whose code it runs" + "".join(f"\n        {w}" for w in wrong_marks[:12])
+             + (f"\n        ... and {len(wrong_marks) - 12} more" if len(wrong_marks) > 12
+                else ""))
+        needs = reach.needs_from(self.results.values(), course)
+        for task in self.tasks:
+            later = [n for n in needs[task.id] if order.index(n) > order.index(task.id)]
+            note(not later, f"task {task.id} needs only earlier tasks"
+                 + (f" ({', '.join(needs[task.id])})" if needs[task.id] else " (none)")
+                 if not later else f"task {task.id}'s tests run the code of later tasks "
+                 f"{later}: change the tests, move code between regions, or reorder the "
+                 "syllabus (classroom/README.md, Dependencies)")
+            declared = list(task.depends_on)
+            note(declared == needs[task.id], f"task {task.id}: `needs` in tasks.toml is "
+                 "what its tests reach" if declared == needs[task.id] else
+                 f"task {task.id}: tasks.toml says needs = {declared}, its tests reach "
+                 f"{needs[task.id]}: run python -m classroom needs --write")
+        reached = {name for r in self.results.values() for name in (r.reached or ())
+                   if reach.task_of(name) in r.tasks}
+        for task in self.tasks:
+            for number, region in enumerate(grouped.get(task.id, []), 1):
+                name = f"{task.id}#{number}"
+                note(name in reached, f"task {task.id}, region {number} ({region.where()}) "
+                     + ("runs in its task's tests" if name in reached else
+                        "never runs in its task's tests: dead code, or tests that miss it"))
 
 def check_regions(course, note, tasks=None):
     """Markers pair up, every region has a task and every task (of ``tasks``, default
@@ -198,20 +279,16 @@ def planned_runs(course, grader, grouped, scratch, note, chosen=None):
         except CourseError as error:
             note(False, f"release {assignment.name}: {error}")
             continue
-        note(not report.leaks, f"release {assignment.name} shows no solution"
-             + "".join(f"\n        {leak}" for leak in report.leaks))
+        leaks = report.leaks + release_mod.solution_lines_in(out, course)
+        note(not leaks, f"release {assignment.name} shows no solution and no marker of a "
+             "solved region" + "".join(f"\n        {leak}" for leak in leaks[:12]))
         runs.append((f"release {assignment.name}: `check`",
                      lambda out=out, tasks=tasks: _student_copy_check(out, tasks)))
         runs.append((f"release {assignment.name}: its tests collect",
                      lambda out=out: _student_tests_collect(out)))
         runs.append(grading_run(grader, f"release {assignment.name}", Job(out, tasks), None,
                                 _zero_marks))
-    for task in chosen:
-        for number, region in enumerate(grouped.get(task.id, []), 1):
-            body = regions_mod.raise_lines(region.indent)
-            runs.append(grading_run(
-                grader, f"task {task.id}, region {number} ({region.where()}) replaced by a "
-                "raise", Job(course.root, (task,)), _replacing(region, body), _loses_points))
+        runs += walk_runs(course, grader, assignment, out, tasks)
     try:
         answers = load_wrong_answers(course)
     except CourseError as error:
@@ -236,6 +313,31 @@ def planned_runs(course, grader, grouped, scratch, note, chosen=None):
         runs.append(grading_run(grader, label, Job(course.root, (task,)),
                                 _replacing(region, body), _loses_points))
     return runs
+
+
+def walk_runs(course, grader, assignment, release_dir, tasks):
+    """A student's walk through a release: the tasks filled in one at a time, in the
+    syllabus' order, from the solution; after each step that task and every earlier one
+    of the assignment must score full marks, with the later ones still stubs."""
+    runs = []
+    for count in range(1, len(tasks) + 1):
+        filled = tasks[:count]
+        runs.append(grading_run(
+            grader, f"walk {assignment.name}: after {filled[-1].id} ({count} of "
+            f"{len(tasks)} written)", Job(release_dir, filled),
+            _filling(course, release_dir, filled), _full_marks))
+    return runs
+
+
+def _filling(course, release_dir, filled):
+    def prepare(workdir):
+        workspace.overlay_submission(course, workdir, release_dir)
+        for task in filled:
+            found = regions_mod.by_task(regions_mod.scan(workdir, course.settings.sources))
+            missing = workspace.splice_task(workdir, course.root, found.get(task.id, []))
+            if missing or task.id not in found:
+                raise CourseError(f"the release lost the markers of task {task.id}")
+    return prepare
 
 
 def grading_run(grader, label, job, prepare, judge):

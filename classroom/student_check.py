@@ -45,7 +45,44 @@ def default_tasks(course):
     return course.tasks
 
 
+# What the tests of the course import; a student's environment without one of them
+# would make every task fail for a reason that has nothing to do with the tasks.
+REQUIRED_MODULES = ("numpy", "pytest", "hypothesis", "nbformat", "IPython")
+MINIMUM_PYTHON = (3, 10)
+
+
+class EnvironmentNotReady(course_mod.CourseError):
+    """The Python running ``check`` lacks what the course's tests need."""
+
+
+def environment_problems(python_version=None, find_spec=None):
+    """What is wrong with this Python for the course, in plain words (empty: nothing)."""
+    import importlib.util
+    version = python_version or sys.version_info[:2]
+    find_spec = find_spec or importlib.util.find_spec
+    problems = []
+    if tuple(version) < MINIMUM_PYTHON:
+        problems.append(f"Python {version[0]}.{version[1]} is too old (the course needs "
+                        f"{MINIMUM_PYTHON[0]}.{MINIMUM_PYTHON[1]} or newer)")
+    missing = [name for name in REQUIRED_MODULES if find_spec(name) is None]
+    if missing:
+        problems.append(f"the package{'s' if len(missing) > 1 else ''} "
+                        f"{', '.join(missing)} {'are' if len(missing) > 1 else 'is'} not "
+                        "installed")
+    return problems
+
+
+def check_environment():
+    problems = environment_problems()
+    if problems:
+        raise EnvironmentNotReady(
+            f"this Python ({sys.executable}) is not the course's environment: "
+            + "; ".join(problems) + ". Run `make setup` and then `make check` (which use "
+            "the course's .venv), or `pip install -r requirements.txt` in this environment.")
+
+
 def run_check(task_ids=(), root=None):
+    check_environment()
     course = course_mod.load(root)
     tasks = course.select(task_ids) if task_ids else default_tasks(course)
     ids = [t.id for t in tasks]
@@ -74,7 +111,7 @@ def format_lines(result):
         if score.status == "fail":
             line += f"  {runner.test_name(score.failing_test)}: {score.first_failure}"
         elif score.status == "not-done":
-            line += "  still raises NotImplementedError: write it between the markers"
+            line += "  write it between its markers"
         elif score.status == "blocked":
             line += f"  {score.first_failure}"
         elif score.status == "no-tests":

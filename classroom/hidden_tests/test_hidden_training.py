@@ -44,7 +44,6 @@ def test_weighted_mean_with_ignored_targets_per_pixel():
     assert x.grad.reshape(-1).tolist() == [0.0, 0.0, 0.0, 0.0, -0.5, -0.5]
 
 
-@pytest.mark.task("11.1")
 @pytest.mark.task("11.2")
 def test_conv_of_a_non_square_image_and_its_gradient():
     ns = notebook_namespace(ROOT / "book" / "11_capstone_conv.ipynb", task="11.2")

@@ -52,6 +52,7 @@ except ImportError:                                 # pragma: no cover
 
 from .._tensor import Tensor
 from . import grad_mode
+from .function import edge_to
 from .graph import AccumulateGrad, GraphRoot, accumulate_grad
 
 __all__ = ["run_backward", "count_dependencies", "execute", "GraphTask"]
@@ -76,11 +77,11 @@ def run_backward(roots, seeds, retain_graph, create_graph, inputs=None, accumula
 
 
 def _edge_of(t, what):
-    """Where ``t``'s gradient flows in the graph: its grad_fn, or its leaf's AccumulateGrad."""
-    if t._grad_fn is not None:
-        return (t._grad_fn, t._output_nr)
-    if t._requires_grad:
-        return (t._accumulate_grad_node(), 0)
+    """Where ``t``'s gradient flows in the graph: its grad_fn, or its leaf's AccumulateGrad
+    (the edge a node records to it, chapter 4)."""
+    edge = edge_to(t)
+    if edge[0] is not None:
+        return edge
     raise RuntimeError(
         f"{what} does not require grad and does not have a grad_fn: nothing recorded how it "
         "was computed. Create the leaves with requires_grad=True, and do not compute the "

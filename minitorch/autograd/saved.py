@@ -101,11 +101,11 @@ class SavedTensor:
 
     def check_version(self, node):
         """Refuse values that an in-place operation changed after they were saved."""
-        ### BEGIN SOLUTION 5.2
         current = self.version_counter.version
         if current != self.saved_version:
+            ### BEGIN SOLUTION 5.2
             raise RuntimeError(_modified_message(self, node, current))
-        ### END SOLUTION 5.2
+            ### END SOLUTION 5.2
 
     def mark_modified_by_its_node(self):
         """An output that its own node changed in place (``mark_dirty``) is saved
@@ -122,11 +122,9 @@ def _graph_link(tensor):
     """Where a tensor that requires grad sits in the graph: its ``(grad_fn, output_nr)``,
     or for a leaf ``(its AccumulateGrad node, 0)``; None for one that needs no gradient.
     Kept when hooks pack the tensor, since the hooks may give back a detached copy."""
-    if not tensor._requires_grad:
-        return None
-    if tensor._grad_fn is not None:
-        return (tensor._grad_fn, tensor._output_nr)
-    return (tensor._accumulate_grad_node(), 0)
+    from .function import edge_to      # (function imports this module)
+    edge = edge_to(tensor)
+    return None if edge[0] is None else edge
 
 
 class RawSavedTensor:
@@ -185,12 +183,14 @@ def _modified_message(saved, node, current):
 def _which_is(saved, node):
     """PyTorch's ", which is output 0 of Mul," naming the op that made the tensor: the
     saving node for a saved output, the tensor's grad_fn for a saved input (none for a leaf)."""
+    ### BEGIN SOLUTION 5.2
     if saved.output_nr is not None:
         maker, nr = node, saved.output_nr
     elif saved.tensor is not None and saved.tensor._grad_fn is not None:
         maker, nr = saved.tensor._grad_fn, saved.tensor._output_nr
     else:
         return ""
+    ### END SOLUTION 5.2
     op = re.sub(r"Backward\d*$", "", maker.name().replace("torch::autograd::", ""))
     return f", which is output {nr} of {op},"
 

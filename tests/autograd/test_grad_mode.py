@@ -69,7 +69,6 @@ def test_mode_restored_after_exception():
     assert minitorch.is_grad_enabled()
 
 
-@pytest.mark.task("5.1")
 @pytest.mark.task("5.3")
 def test_inference_mode_tensors_cannot_be_saved_for_backward():
     p = minitorch.ones(2, requires_grad=True)

@@ -199,7 +199,7 @@ def test_failed_non_strict_load_keeps_what_it_copied():
     assert n.fc.bias.tolist() == [7.0, 7.0, 7.0]
 
 
-@pytest.mark.task("8.2")
+@pytest.mark.task("8.3")
 def test_non_persistent_buffer_not_saved_or_expected():
     n = Net()
     assert "tmp" not in n.state_dict()
