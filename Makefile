@@ -48,9 +48,10 @@ NB_TIMEOUT ?= 300
 # Commands run with the venv's programs first on PATH (so notebook kernels
 # find graphviz-pure's `dot` fallback when there is no system Graphviz) and
 # with Jupyter preferring the venv's kernel over any user-wide kernel spec.
-# numpy's BLAS runs on one thread: a matrix product split across threads can
-# round differently, and a chapter that trains a network for twenty epochs
-# would then print other losses on a machine with another number of cores.
+# numpy's BLAS runs on one thread. That is a belt, not what the stored outputs
+# rely on: they hold with 2 threads, other OpenBLAS kernels and numpy's SIMD
+# loops off too, as readers run them in Jupyter, Binder or Colab
+# (`make test-machines` checks it).
 RUN := env PATH="$(BIN):$$PATH" JUPYTER_PREFER_ENV_PATH=1 PYDEVD_DISABLE_FILE_VALIDATION=1 \
 	OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1 MKL_NUM_THREADS=1
 

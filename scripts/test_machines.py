@@ -27,6 +27,7 @@ and the exit status is 1 when any configuration that ran failed. Logs are in
     python -m scripts.test_machines --list          # the configurations' names
     python -m scripts.test_machines --only py3.12 threads=2 --jobs 1
     python -m scripts.test_machines --skip-python 3.11   # (.ci/run: make test ran it)
+    python -m scripts.test_machines --only kernel --notebooks book/10_training.ipynb
 """
 
 import argparse
@@ -212,7 +213,7 @@ def run_config(config, args):
                                                                     (config.kernel,)):
             return (f"{config.name:<50} FAILED: OpenBLAS runs {seen['core']}, not "
                     f"{config.kernel}"), True
-        command = [python, "-m", "pytest", "book", "--nbval", "--nbval-current-env",
+        command = [python, "-m", "pytest", *args.notebooks, "--nbval", "--nbval-current-env",
                    "--nbval-sanitize-with", "book/sanitize.cfg",
                    f"--nbval-cell-timeout={args.cell_timeout}", "-q", "-p",
                    "no:cacheprovider", f"--junitxml={junit}", *args.pytest_args]
@@ -254,6 +255,8 @@ def main(argv=None):
                         help="Python versions not to run the whole suite on")
     parser.add_argument("--jobs", type=int, default=2, help="configurations run at once")
     parser.add_argument("--cell-timeout", type=int, default=300)
+    parser.add_argument("--notebooks", nargs="+", default=["book"],
+                        help="the notebooks the kernel, SIMD and thread configurations run")
     parser.add_argument("pytest_args", nargs="*", help="extra pytest arguments (after --)")
     args = parser.parse_args(argv)
 
