@@ -254,7 +254,8 @@ def main(argv=None):
     parser.add_argument("--skip-python", nargs="+", default=[], metavar="3.X",
                         help="Python versions not to run the whole suite on")
     parser.add_argument("--jobs", type=int, default=2, help="configurations run at once")
-    parser.add_argument("--cell-timeout", type=int, default=300)
+    parser.add_argument("--cell-timeout", type=int, default=900,
+                        help="seconds a cell may take (2 BLAS threads on a busy machine are slow)")
     parser.add_argument("--notebooks", nargs="+", default=["book"],
                         help="the notebooks the kernel, SIMD and thread configurations run")
     parser.add_argument("pytest_args", nargs="*", help="extra pytest arguments (after --)")
