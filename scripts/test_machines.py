@@ -96,14 +96,31 @@ def cpu_flags():
 
 
 def find_python(version):
-    """An interpreter for ``version`` ("3.12"): on PATH, or installed by pyenv."""
-    found = shutil.which(f"python{version}")
-    if found:
-        return found
+    """An interpreter for ``version`` ("3.12") that runs: on PATH, or installed by pyenv
+    (a pyenv shim on PATH fails when pyenv has not selected that version)."""
     pyenv_root = os.environ.get("PYENV_ROOT", os.path.expanduser("~/.pyenv"))
-    candidates = sorted(glob.glob(f"{pyenv_root}/versions/{version}.*/bin/python"),
-                        key=lambda path: [int(n) for n in re.findall(r"\d+", path)[-3:]])
-    return candidates[-1] if candidates else None
+    installed = sorted(glob.glob(f"{pyenv_root}/versions/{version}.*/bin/python"),
+                       key=lambda path: [int(n) for n in re.findall(r"\d+", path)[-3:]])
+    for candidate in [shutil.which(f"python{version}"), *reversed(installed)]:
+        if candidate and is_python(candidate, version):
+            return candidate
+    return None
+
+
+_FOUND = {}        # path -> the version it runs ("3.12"), or None when it does not run
+
+
+def is_python(path, version):
+    """Whether ``path`` runs and is Python ``version`` (asked once per path)."""
+    if path not in _FOUND:
+        code = "import sys; print('%d.%d' % sys.version_info[:2])"
+        try:
+            done = subprocess.run([path, "-c", code], capture_output=True, text=True,
+                                  timeout=60)
+            _FOUND[path] = done.stdout.strip() if done.returncode == 0 else None
+        except OSError:
+            _FOUND[path] = None
+    return _FOUND[path] == version
 
 
 def why_not(config, flags):
@@ -255,7 +272,8 @@ def main(argv=None):
                         help="Python versions not to run the whole suite on")
     parser.add_argument("--jobs", type=int, default=2, help="configurations run at once")
     parser.add_argument("--cell-timeout", type=int, default=900,
-                        help="seconds a cell may take (2 BLAS threads on a busy machine are slow)")
+                        help="seconds a cell may take (2 BLAS threads on a busy "
+                             "machine are slow)")
     parser.add_argument("--notebooks", nargs="+", default=["book"],
                         help="the notebooks the kernel, SIMD and thread configurations run")
     parser.add_argument("pytest_args", nargs="*", help="extra pytest arguments (after --)")
