@@ -120,38 +120,6 @@ def _addindent(text, spaces):
     return lines[0] + "\n" + "\n".join(pad + line for line in lines[1:])
 
 
-def _tree_repr(root):
-    """``repr(root)``, built bottom-up with a stack instead of recursion, so that a
-    tree nested hundreds of levels deep prints (as in PyTorch) whatever the
-    interpreter's recursion limit.  A child that defines its own ``__repr__`` is
-    asked with ``repr``; a module that contains itself raises RecursionError."""
-    texts, open_ids, stack = {}, set(), [(root, False)]
-    while stack:
-        module, children_done = stack.pop()
-        if children_done:
-            open_ids.discard(id(module))
-            texts[id(module)] = module._repr_with(
-                [_child_text(child, texts) for child in module._modules.values()])
-            continue
-        open_ids.add(id(module))
-        stack.append((module, True))
-        for child in module._modules.values():
-            if _prints_as_module(child) and id(child) not in texts:
-                if id(child) in open_ids:
-                    raise RecursionError("this module contains itself, so its repr would "
-                                         "never end; remove the module from its own children")
-                stack.append((child, False))
-    return texts[id(root)]
-
-
-def _prints_as_module(child):
-    return isinstance(child, Module) and type(child).__repr__ is Module.__repr__
-
-
-def _child_text(child, texts):
-    return texts[id(child)] if _prints_as_module(child) else repr(child)
-
-
 # Device types PyTorch knows; minitorch runs on the first one only.
 _DEVICE_TYPES = ("cpu", "cuda", "mps", "xpu", "ipu", "hip", "xla", "meta", "mtia", "hpu", "ve",
                  "vulkan", "lazy", "fpga", "maia", "mkldnn", "opengl", "opencl", "ideep",
@@ -682,14 +650,13 @@ class Module:
         return ""
 
     def __repr__(self):
-        return _tree_repr(self)
-
-    def _repr_with(self, child_texts):
-        """This module's repr, given the reprs of its children (in ``_modules`` order)."""
         extra = self.extra_repr()
         extra_lines = extra.split("\n") if extra else []
-        child_lines = [f"({name}): " + _addindent(text, 2)
-                       for name, text in zip(self._modules, child_texts)]
+        # A loop, not a comprehension (a call of its own before Python 3.12): one frame
+        # per level of the tree, so that a tree 300 deep prints, as in PyTorch.
+        child_lines = []
+        for name, module in self._modules.items():
+            child_lines.append(f"({name}): " + _addindent(repr(module), 2))
         lines = extra_lines + child_lines
         text = self._get_name() + "("
         if len(extra_lines) == 1 and not child_lines:
