@@ -20,6 +20,11 @@
 #                PyTorch) -> _build/torch-diff.md
 #        make torch-diff TORCH_DIFF_ARGS="--strict book/04_autograd_graph.ipynb"
 #
+#   make test-machines  the notebooks under other OpenBLAS kernels, numpy SIMD levels
+#                and BLAS thread counts, and `make test` on each Python 3.10-3.13
+#                found (scripts/test_machines.py); one line per configuration
+#        make test-machines TEST_MACHINES_ARGS="--only py3.12 --jobs 1"
+#
 # `make test` includes the browser test (tests/browser) when chromium and
 # chromium-driver are installed and the book is built (`make book` first).
 # The course (python -m classroom, see classroom/README.md), with the .venv Python:
@@ -43,9 +48,10 @@ NB_TIMEOUT ?= 300
 # Commands run with the venv's programs first on PATH (so notebook kernels
 # find graphviz-pure's `dot` fallback when there is no system Graphviz) and
 # with Jupyter preferring the venv's kernel over any user-wide kernel spec.
-# numpy's BLAS runs on one thread: a matrix product split across threads can
-# round differently, and a chapter that trains a network for twenty epochs
-# would then print other losses on a machine with another number of cores.
+# numpy's BLAS runs on one thread. That is a belt, not what the stored outputs
+# rely on: they hold with 2 threads, other OpenBLAS kernels and numpy's SIMD
+# loops off too, as readers run them in Jupyter, Binder or Colab
+# (`make test-machines` checks it).
 RUN := env PATH="$(BIN):$$PATH" JUPYTER_PREFER_ENV_PATH=1 PYDEVD_DISABLE_FILE_VALIDATION=1 \
 	OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1 MKL_NUM_THREADS=1
 
@@ -54,12 +60,13 @@ TEST_PATHS := $(wildcard tests) book
 NBVAL_ARGS := --nbval --nbval-current-env --nbval-sanitize-with book/sanitize.cfg \
               --nbval-cell-timeout=$(NB_TIMEOUT)
 
-.PHONY: help setup book test lab bench torch-diff clean distclean
+.PHONY: help setup book test test-machines lab bench torch-diff clean distclean
 .PHONY: tasks check release grade selfcheck bench-grading release-needs-out grade-needs-submissions
 
 help:
 	@echo "make book       build the HTML book into _build/html (runs every notebook)"
 	@echo "make test       unit tests (tests/) + every notebook in book/ checked with nbval"
+	@echo "make test-machines  the tests under other BLAS kernels, SIMD levels, threads, Pythons"
 	@echo "make lab        open the notebooks in JupyterLab"
 	@echo "make bench      benchmarks: table, bench/results/latest.json and .png (own venv .venv-bench)"
 	@echo "make torch-diff chapters re-run with PyTorch: differing cells -> _build/torch-diff.md"
@@ -95,6 +102,11 @@ test: setup
 	    echo "make test: pytest collected no tests (no unit tests and no notebooks yet, or all deselected)."; rc=0; \
 	fi; \
 	exit $$rc
+
+# Each configuration sets its own OPENBLAS_* and NPY_* variables; see the script.
+TEST_MACHINES_ARGS ?=
+test-machines: setup
+	$(RUN) "$(BIN)/python" -m scripts.test_machines $(TEST_MACHINES_ARGS)
 
 lab: setup
 	$(RUN) "$(BIN)/jupyter" lab book/

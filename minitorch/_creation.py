@@ -436,8 +436,10 @@ _C_NAMES = {"uint8": "unsigned char", "int8": "signed char", "int16": "short", "
             "int64": "long", "bool": "bool"}
 
 
-def randint(*args, size=None, generator=None, dtype=None, device=None, requires_grad=False):
-    """``randint(high, size)`` or ``randint(low, high, size)``: integers in [low, high)."""
+def randint(*args, low=None, high=None, size=None, generator=None, dtype=None, device=None,
+            requires_grad=False):
+    """``randint(high, size)`` or ``randint(low, high, size)``: integers in [low, high).
+    Each argument may also be given by name: ``randint(low=2, high=5, size=(3,))``."""
     check_device(device)
     args = list(args)
     if size is None and args and isinstance(args[-1], (tuple, list)):
@@ -445,14 +447,9 @@ def randint(*args, size=None, generator=None, dtype=None, device=None, requires_
     if size is None and len(args) in (2, 3):
         raise TypeError(f"randint(): argument 'size' (position {len(args)}) must be tuple of "
                         f"ints, not {type_name_of(args[-1])}")
+    low, high = _randint_bounds(args, low, high)
     if size is None:
         raise TypeError("randint() missing required argument 'size' (a tuple such as (3,))")
-    if len(args) == 1:
-        low, high = 0, args[0]
-    elif len(args) == 2:
-        low, high = args
-    else:
-        raise TypeError("randint() takes (high, size) or (low, high, size)")
     for value in (low, high):
         if not isinstance(value, (builtins.int, np.integer)) or isinstance(value, builtins.bool):
             raise TypeError(f"randint() received an invalid combination of arguments - got "
@@ -464,6 +461,29 @@ def randint(*args, size=None, generator=None, dtype=None, device=None, requires_
     _check_bounds(low, high, d)
     values = generator_of(generator).integers(low, high, size=_shape_from(size, "randint"))
     return _finish(values.astype(d.numpy_dtype), requires_grad)
+
+
+def _randint_bounds(args, low, high):
+    """``(low, high)`` from randint's positional bounds and its ``low=``/``high=``
+    keywords, combined as PyTorch allows: ``(high)``, ``(low, high)``, ``(low,
+    high=)``, ``(high=)`` or ``(low=, high=)``."""
+    given_low = low is not None
+    if high is None:
+        if given_low:
+            raise TypeError("randint() missing required argument 'high': give the upper "
+                            "bound too, as in randint(low=2, high=5, size=(3,))")
+        if len(args) == 1:
+            return 0, args[0]
+        if len(args) == 2:
+            return args[0], args[1]
+        raise TypeError("randint() takes (high, size) or (low, high, size)")
+    if len(args) > 1 or (args and given_low):
+        raise TypeError("randint() received an invalid combination of arguments: give each "
+                        "bound once, as in randint(low, high, size) or "
+                        "randint(low=2, high=5, size=(3,))")
+    if args:
+        return args[0], high
+    return (low if given_low else 0), high
 
 
 def _check_bounds(low, high, d):

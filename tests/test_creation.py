@@ -158,6 +158,35 @@ def test_random_functions_exist_with_pytorch_signatures():
     assert name(p.dtype) == "int64" and sorted(p.tolist()) == [0, 1, 2, 3, 4]
 
 
+def test_randint_takes_its_bounds_by_keyword_as_pytorch_does():
+    # PyTorch 2.13 accepts each of these calls (checked there) and draws from [low, high).
+    calls = [lambda: torch.randint(low=2, high=5, size=(200,)),
+             lambda: torch.randint(2, high=5, size=(200,)),
+             lambda: torch.randint(2, 5, size=(200,))]
+    for call in calls:
+        values = call().tolist()
+        assert set(values) == {2, 3, 4}
+    assert set(torch.randint(high=3, size=(200,)).tolist()) == {0, 1, 2}
+    torch.manual_seed(7)
+    by_name = torch.randint(low=2, high=50, size=(6,))
+    torch.manual_seed(7)
+    assert by_name.equal(torch.randint(2, 50, (6,)))
+
+
+@pytest.mark.parametrize("call, error", [
+    # exception types from PyTorch 2.13 for the same calls
+    (lambda: torch.randint(low=2, size=(3,)), TypeError),           # no high
+    (lambda: torch.randint(low=2, high=5), TypeError),              # no size
+    (lambda: torch.randint(2, low=1, size=(3,)), TypeError),        # low given twice
+    (lambda: torch.randint(2, 5, size=(3,), high=1), TypeError),    # high given twice
+    (lambda: torch.randint(low=5, high=2, size=(3,)), RuntimeError),
+    (lambda: torch.randint(low=2.0, high=5, size=(3,)), TypeError),
+])
+def test_randint_keyword_misuse(call, error):
+    with pytest.raises(error, match="randint|random_"):
+        call()
+
+
 def test_manual_seed_returns_a_generator():
     assert type(torch.manual_seed(3)).__name__ == "Generator"
 

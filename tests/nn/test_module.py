@@ -380,6 +380,34 @@ def test_repr_of_none_child():
     assert repr(m) == "Module(\n  (gone): None\n)"
 
 
+def test_repr_of_a_tree_300_deep_prints_like_pytorch():
+    # PyTorch 2.13 prints this tree: 601 lines, 185,748 characters.
+    deep = nn.Linear(1, 1)
+    for _ in range(300):
+        deep = nn.Sequential(deep)
+    text = repr(deep)
+    assert len(text) == 185748 and text.count("\n") == 600
+    assert text.startswith("Sequential(\n  (0): Sequential(\n    (0): Sequential(")
+    assert " " * 600 + "(0): Linear(in_features=1, out_features=1, bias=True)" in text
+
+
+def test_repr_asks_a_child_with_its_own_repr():
+    class Named(nn.Module):
+        def __repr__(self):
+            return "Named<custom>\nsecond line"
+
+    s = nn.Sequential(nn.Sequential(Named()))
+    assert repr(s) == ("Sequential(\n  (0): Sequential(\n    (0): Named<custom>\n"
+                       "    second line\n  )\n)")
+
+
+def test_repr_of_a_module_inside_itself_is_a_recursion_error():
+    outer = nn.Sequential(nn.Sequential())
+    outer[0].add_module("loop", outer)
+    with pytest.raises(RecursionError):          # as in PyTorch 2.13
+        repr(outer)
+
+
 def test_get_submodule():
     root = make_tree()
     assert root.get_submodule("block.0") is root.block[0]

@@ -419,3 +419,49 @@ def test_training_with_a_dataloader_as_the_nn_tutorial_does():
         warnings.simplefilter("error")
         accuracy = np.mean([(model(xb).argmax(1) == yb).float().mean().item() for xb, yb in valid_dl])
     assert accuracy > 0.95
+
+
+# ----- the draw of each epoch -------------------------------------------------------------
+@pytest.mark.parametrize("shuffle", [False, True])
+def test_every_iteration_draws_one_number_from_the_global_generator(shuffle):
+    # PyTorch 2.13: iter(loader) draws one int64 for its workers' seed, shuffled or not
+    # (torch.empty((), dtype=torch.int64).random_()), before the sampler draws its order,
+    # so a loop over a loader shifts the numbers that come after it.
+    loader = DataLoader(range(6), batch_size=3, shuffle=shuffle)
+    torch.manual_seed(0)
+    batches = list(loader)
+    after = torch.rand(3)
+    torch.manual_seed(0)
+    torch.empty((), dtype=torch.int64).random_()
+    order = list(loader.sampler)
+    assert sum((batch.tolist() for batch in batches), []) == order
+    assert torch.rand(3).equal(after)
+
+
+def test_the_draw_happens_at_iter_before_any_batch():
+    loader = DataLoader(range(6), batch_size=3)
+    torch.manual_seed(0)
+    iter(loader)
+    after_iter = torch.rand(3)
+    torch.manual_seed(0)
+    torch.empty((), dtype=torch.int64).random_()
+    assert torch.rand(3).equal(after_iter)
+
+
+def test_an_evaluation_loop_shifts_later_dropout_masks():
+    data = DataLoader(TensorDataset(torch.ones(4, 2)), batch_size=2)
+    torch.manual_seed(0)
+    first = F.dropout(torch.ones(8), 0.5)
+    torch.manual_seed(0)
+    for _ in data:
+        pass
+    assert not F.dropout(torch.ones(8), 0.5).equal(first)
+
+
+def test_a_loader_with_its_own_generator_leaves_the_global_one_alone():
+    loader = DataLoader(range(4), batch_size=2, generator=torch.Generator().manual_seed(1))
+    torch.manual_seed(0)
+    expected = torch.rand(3)
+    torch.manual_seed(0)
+    list(loader)
+    assert torch.rand(3).equal(expected)

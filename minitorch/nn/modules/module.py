@@ -652,8 +652,11 @@ class Module:
     def __repr__(self):
         extra = self.extra_repr()
         extra_lines = extra.split("\n") if extra else []
-        child_lines = [f"({name}): " + _addindent(repr(module), 2)
-                       for name, module in self._modules.items()]
+        # A loop, not a comprehension (a call of its own before Python 3.12): one frame
+        # per level of the tree, so that a tree 300 deep prints, as in PyTorch.
+        child_lines = []
+        for name, module in self._modules.items():
+            child_lines.append(f"({name}): " + _addindent(repr(module), 2))
         lines = extra_lines + child_lines
         text = self._get_name() + "("
         if len(extra_lines) == 1 and not child_lines:

@@ -8,7 +8,10 @@ of indices, fetches those samples and collates them:
 
 ``shuffle=True`` uses a ``RandomSampler``, so each epoch (each ``for``
 loop over the loader) sees a new order, reproducible after
-``minitorch.manual_seed``.  For an iterable dataset the loader just groups
+``minitorch.manual_seed``.  Every iteration, shuffled or not, also draws
+one random number from the loader's generator or the global one, as
+PyTorch does, so the random streams after it match PyTorch's pattern.
+For an iterable dataset the loader just groups
 what the dataset yields.  With ``batch_size=None`` nothing is batched:
 each sample goes through ``default_convert`` on its own.
 
@@ -19,6 +22,8 @@ have no effect.
 """
 
 import itertools
+
+from ... import empty, int64
 
 from .collate import default_collate, default_convert
 from .dataset import IterableDataset
@@ -114,10 +119,21 @@ class DataLoader:
         return self.batch_sampler if self.batch_sampler is not None else self.sampler
 
     def __iter__(self):
-        """One epoch: a generator of batches."""
+        """One epoch: a generator of batches.
+
+        Like PyTorch 2.13, starting an epoch draws one random int64 (the seed PyTorch
+        hands its worker processes) from ``generator``, or else from the global
+        generator, shuffled or not: evaluating on a loader between training epochs
+        shifts the random numbers drawn after it, Dropout's masks among them."""
+        self._draw_base_seed()
         if isinstance(self.dataset, IterableDataset):
             return self._iterable_batches()
         return self._map_batches()
+
+    def _draw_base_seed(self):
+        """The draw every ``iter(loader)`` makes in PyTorch: unused here (no workers),
+        but the random numbers that follow it must be the ones that follow it there."""
+        return empty((), dtype=int64).random_(generator=self.generator).item()
 
     def _map_batches(self):
         for indices in self._index_sampler:
