@@ -1,6 +1,10 @@
 """``minitorch.linalg``: the few linear-algebra functions the parametrizations use
 (chapter "Module surgery").
 
+``solve`` and ``eigvalsh`` are Functions with their own backward: for
+``X = A⁻¹B`` the gradients are ``dB = A⁻ᵀG`` and ``dA = -dB Xᵀ``; for the
+eigenvalues of a symmetric ``A = V diag(w) Vᵀ``, ``dA = V diag(g) Vᵀ``.
+
 ``vector_norm`` and ``norm`` measure tensors (``weight_norm``), ``matrix_exp``
 and ``householder_product`` make orthogonal matrices (``orthogonal``).  The
 last two are written with differentiable ops (matrix products, sums, slices),
@@ -14,9 +18,11 @@ import numbers
 import numpy as np
 
 from ._creation import eye
+from .ops._common import BuiltinFunction, wrap
 from .ops.statistics import norm as _vector_norm_op
 
-__all__ = ["vector_norm", "norm", "matrix_norm", "matrix_exp", "householder_product"]
+__all__ = ["vector_norm", "norm", "matrix_norm", "matrix_exp", "householder_product",
+           "solve", "eigvalsh"]
 
 
 def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None):
@@ -115,3 +121,68 @@ def householder_product(A, tau):
         Q = Q - (Q @ v) @ (tau[..., i:i + 1].unsqueeze(-1) * v.transpose(-2, -1))
     return Q[..., :, :n]
 
+
+
+class Solve(BuiltinFunction):
+    """``X`` with ``A @ X = B``."""
+    _backward_name = "LinalgSolveExBackward0"
+
+    @staticmethod
+    def forward(ctx, A, B, vector):
+        b = B._data[..., None] if vector else B._data
+        try:
+            X = np.linalg.solve(A._data, b)
+        except np.linalg.LinAlgError:
+            raise RuntimeError("torch.linalg.solve: The solver failed because the input "
+                               "matrix is singular.") from None
+        X = X[..., 0] if vector else X
+        result = wrap(X)
+        ctx.save_for_backward(A, result)
+        ctx.vector = vector
+        return result
+
+    @staticmethod
+    def backward(ctx, grad):
+        A, X = ctx.saved_tensors
+        grad_B = solve(A.mT, grad)
+        if ctx.vector:
+            grad_A = -grad_B.unsqueeze(-1) @ X.unsqueeze(-2)
+        else:
+            grad_A = -grad_B @ X.mT
+        return grad_A, grad_B, None
+
+
+def solve(A, B, *, left=True):
+    """The solution ``X`` of ``A @ X = B`` for a square, invertible ``A`` (``B`` a matrix
+    or a vector)."""
+    _check_square(A, "solve")
+    if not left:
+        return solve(A.mT, B.mT).mT
+    vector = B.ndim == A.ndim - 1
+    if B.shape[-1 if vector else -2] != A.shape[-1]:
+        raise RuntimeError(f"linalg.solve: Incompatible shapes of A and B for the equation "
+                           f"AX = B ({tuple(A.shape)} and {tuple(B.shape)})")
+    return Solve.apply(A, B, vector)
+
+
+class Eigvalsh(BuiltinFunction):
+    """The eigenvalues of a symmetric matrix, in ascending order."""
+    _backward_name = "LinalgEighBackward0"
+
+    @staticmethod
+    def forward(ctx, A, uplo):
+        values, vectors = np.linalg.eigh(A._data, UPLO=uplo)
+        ctx.save_for_backward(wrap(vectors))
+        return wrap(values)
+
+    @staticmethod
+    def backward(ctx, grad):
+        V, = ctx.saved_tensors
+        return (V * grad.unsqueeze(-2)) @ V.mT, None
+
+
+def eigvalsh(A, UPLO="L"):
+    """The eigenvalues of the symmetric matrix ``A`` (only its ``UPLO`` triangle is
+    read), smallest first."""
+    _check_square(A, "eigvalsh")
+    return Eigvalsh.apply(A, UPLO)

@@ -450,3 +450,41 @@ def test_linalg_vector_norm_and_norm_errors():
     with pytest.raises(RuntimeError, match=r"^linalg.norm: If dim is not specified but ord is, "
                                            r"the input must be 1D or 2D. Got 3D.$"):
         torch.linalg.norm(torch.ones(2, 2, 2), ord=1)
+
+
+def test_orthogonal_cayley_values_and_gradient():
+    layer = PS.orthogonal(linear(), orthogonal_map="cayley")
+    assert close(layer.weight, Q_OF_W)
+    with torch.no_grad():
+        layer.parametrizations.weight.original.add_(
+            torch.tensor([[0.0, 0.0, 0.0], [0.3, 0.0, 0.0], [0.1, -0.2, 0.0]]))
+    assert close(layer.weight, [[0.6526, -0.3619, 0.6657], [0.3582, 0.9216, 0.1498],
+                                [-0.6677, 0.1407, 0.7311]])
+    (layer.weight * torch.arange(9.0).view(3, 3)).sum().backward()
+    assert close(layer.parametrizations.weight.original.grad,
+                 [[0, 0, 0], [6.7379, 0, 0], [6.0434, 2.0526, 0]])
+
+
+def test_solve_eigvalsh_and_dist():
+    A = torch.tensor([[2.0, 1.0, 0.5], [1.0, 3.0, -1.0], [0.2, 0.4, 4.0]],
+                     dtype=torch.float64, requires_grad=True)
+    B = torch.tensor([[1.0, 2.0], [0.0, -1.0], [3.0, 1.0]], dtype=torch.float64,
+                     requires_grad=True)
+    X = torch.linalg.solve(A, B)
+    assert close(X, [[0.23902439, 1.27317073], [0.16097561, -0.67317073],
+                     [0.72195122, 0.25365854]], atol=1e-8)
+    (X * torch.arange(6.0, dtype=torch.float64).view(3, 2)).sum().backward()
+    assert close(A.grad, [[0.18179655, 0.0328376, 0.33884593],
+                          [-1.20582986, 0.4497323, -0.6810232],
+                          [-2.15466984, 0.78881618, -1.25163593]], atol=1e-8)
+    assert close(B.grad, [[-0.44878049, -0.05853659], [0.65365854, 0.82439024],
+                          [1.2195122, 1.46341463]], atol=1e-8)
+    S = torch.tensor([[2.0, 1.0, 0.0], [1.0, 3.0, -1.0], [0.0, -1.0, 4.0]],
+                     dtype=torch.float64, requires_grad=True)
+    w = torch.linalg.eigvalsh(S)
+    assert close(w, [1.26794919, 3.0, 4.73205081], atol=1e-8)
+    (w * torch.tensor([1.0, 2.0, 3.0], dtype=torch.float64)).sum().backward()
+    assert close(S.grad, [[1.42265, 0.57735, 0], [0.57735, 2.0, -0.57735],
+                          [0, -0.57735, 2.57735]], atol=1e-5)
+    assert torch.dist(torch.tensor([1.0, 2.0]), torch.tensor([4.0, 6.0])).item() == 5.0
+    assert torch.dist(torch.tensor([1.0, 2.0]), torch.tensor([4.0, 6.0]), 1).item() == 7.0

@@ -6,8 +6,8 @@
 * ``spectral_norm``: ``weight / sigma``, with ``sigma`` the largest singular
   value, estimated by power iteration in buffers ``_u`` and ``_v``;
 * ``orthogonal``: a matrix with orthonormal columns (or rows), the matrix
-  exponential of a skew-symmetric matrix or a product of Householder
-  reflections, times a stored orthogonal ``base``.
+  exponential (or Cayley map) of a skew-symmetric matrix or a product of
+  Householder reflections, times a stored orthogonal ``base``.
 """
 
 from enum import Enum, auto
@@ -182,10 +182,9 @@ class _Orthogonal(Module):
             A = X - X.mT                 # skew-symmetric, so exp(A) is orthogonal
             if self.orthogonal_map == _OrthMaps.matrix_exp:
                 Q = linalg.matrix_exp(A)
-            else:
-                raise NotImplementedError("orthogonal_map='cayley' needs linalg.solve, "
-                                          "which minitorch does not have; use "
-                                          "'matrix_exp' or 'householder'")
+            else:                        # Cayley: (I - A/2)⁻¹ (I + A/2)
+                identity = eye(n, dtype=A.dtype)
+                Q = linalg.solve(identity - A / 2, identity + A / 2)
             Q = Q[..., :k] if n != k else Q
         if hasattr(self, "base"):
             Q = self.base @ Q
@@ -220,8 +219,8 @@ class _Orthogonal(Module):
 def orthogonal(module, name="weight", orthogonal_map=None, *, use_trivialization=True):
     """Make ``module.<name>`` orthogonal: orthonormal columns (rows, if it is wide).
 
-    ``orthogonal_map`` is ``"matrix_exp"`` (the default for a square matrix) or
-    ``"householder"`` (the default otherwise).  The first value is the weight's
+    ``orthogonal_map`` is ``"matrix_exp"`` (the default for a square matrix),
+    ``"cayley"`` or ``"householder"`` (the default otherwise).  The first value is the weight's
     own, made orthogonal by a QR decomposition if it is not.
     """
     weight = getattr(module, name, None)
