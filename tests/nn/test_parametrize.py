@@ -488,3 +488,31 @@ def test_solve_eigvalsh_and_dist():
                           [0, -0.57735, 2.57735]], atol=1e-5)
     assert torch.dist(torch.tensor([1.0, 2.0]), torch.tensor([4.0, 6.0])).item() == 5.0
     assert torch.dist(torch.tensor([1.0, 2.0]), torch.tensor([4.0, 6.0]), 1).item() == 7.0
+
+
+def test_transfer_parametrizations_and_params_shares_modules_and_originals():
+    source = linear([[1.0, 2.0], [3.0, 4.0]])
+    P.register_parametrization(source, "weight", Double())
+    P.register_parametrization(source, "bias", Split())
+    target = nn.Linear(2, 2)
+    P.transfer_parametrizations_and_params(source, target)
+    assert type(target).__name__ == "ParametrizedLinear"
+    assert list(target.state_dict()) == ["parametrizations.weight.original",
+                                         "parametrizations.bias.original0",
+                                         "parametrizations.bias.original1"]
+    assert close(target.weight, [[2, 4], [6, 8]]) and close(target.bias, [0.1, 0.1])
+    assert target.parametrizations.weight.original is source.parametrizations.weight.original
+    assert target.parametrizations.weight[0] is source.parametrizations.weight[0]
+    only_bias = nn.Linear(2, 2)
+    P.transfer_parametrizations_and_params(source, only_bias, "bias")
+    assert list(only_bias.state_dict()) == ["weight", "parametrizations.bias.original0",
+                                            "parametrizations.bias.original1"]
+
+    class Empty(nn.Module):
+        pass
+
+    empty = Empty()
+    P.transfer_parametrizations_and_params(source, empty, "weight")
+    assert type(empty).__name__ == "ParametrizedEmpty"
+    assert list(empty.state_dict()) == ["parametrizations.weight.original"]
+    assert close(empty.weight, [[2, 4], [6, 8]])
