@@ -15,7 +15,7 @@ from ._tensor import Tensor, Size
 from . import ops, _creation
 from .autograd import grad_mode
 
-__all__ = ["sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh", "arcsin", "arccos", "arctan", "log1p", "expm1", "log2", "log10", "exp2", "rsqrt", "square", "erf", "floor", "ceil", "trunc", "fix", "round", "frac", "var", "std", "norm", "prod", "cumsum", "cumprod", "logsumexp", "amax", "amin", "sort", "argsort", "topk", "repeat", "tile", "split", "chunk", "unbind", "flip", "roll", "diagonal", "tril", "triu", "trace", "masked_select", "movedim", "moveaxis", "atan2", "arctan2", "lerp", "var_mean", "std_mean", "broadcast_shapes", "broadcast_tensors"] + ["maximum", "minimum", "cat", "concat", "concatenate", "stack", "where", "pow", "add", "sub", "subtract",
+__all__ = ["sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh", "arcsin", "arccos", "arctan", "log1p", "expm1", "log2", "log10", "exp2", "rsqrt", "square", "erf", "floor", "ceil", "trunc", "fix", "round", "frac", "var", "std", "norm", "prod", "cumsum", "cumprod", "logsumexp", "amax", "amin", "sort", "argsort", "topk", "kthvalue", "repeat", "tile", "split", "chunk", "unbind", "flip", "roll", "diagonal", "tril", "triu", "trace", "masked_select", "movedim", "moveaxis", "atan2", "arctan2", "lerp", "var_mean", "std_mean", "broadcast_shapes", "broadcast_tensors", "dist"] + ["maximum", "minimum", "cat", "concat", "concatenate", "stack", "where", "pow", "add", "sub", "subtract",
            "mul", "multiply", "div", "divide", "true_divide", "matmul", "mm", "mv", "dot", "bmm",
            "addmm", "clamp", "clip", "masked_fill", "gather", "scatter", "index_select",
            "narrow", "select", "argmax", "argmin", "equal", "allclose", "isclose", "flatten",
@@ -135,7 +135,7 @@ def _number_as_tensor(number, other, name):
     return _creation.tensor(number, dtype=dtype)
 
 
-for _name in ["sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh", "arcsin", "arccos", "arctan", "log1p", "expm1", "log2", "log10", "exp2", "rsqrt", "square", "erf", "floor", "ceil", "trunc", "fix", "round", "frac", "var", "std", "norm", "prod", "cumsum", "cumprod", "logsumexp", "amax", "amin", "sort", "argsort", "topk", "repeat", "tile", "split", "chunk", "unbind", "flip", "roll", "diagonal", "tril", "triu", "trace", "masked_select", "movedim", "moveaxis"] + ["maximum", "minimum", "matmul", "mm", "mv", "dot", "bmm", "clamp", "clip", "masked_fill", "gather",
+for _name in ["sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh", "arcsin", "arccos", "arctan", "log1p", "expm1", "log2", "log10", "exp2", "rsqrt", "square", "erf", "floor", "ceil", "trunc", "fix", "round", "frac", "var", "std", "norm", "prod", "cumsum", "cumprod", "logsumexp", "amax", "amin", "sort", "argsort", "topk", "kthvalue", "repeat", "tile", "split", "chunk", "unbind", "flip", "roll", "diagonal", "tril", "triu", "trace", "masked_select", "movedim", "moveaxis"] + ["maximum", "minimum", "matmul", "mm", "mv", "dot", "bmm", "clamp", "clip", "masked_fill", "gather",
               "scatter", "index_select", "narrow", "select", "argmax", "argmin", "flatten",
               "reshape", "transpose", "permute", "unsqueeze", "squeeze", "t", "softmax",
               "log_softmax", "sum", "mean", "max", "min", "exp", "log", "sqrt", "abs", "sign",
@@ -187,3 +187,8 @@ def broadcast_tensors(*tensors):
     """Views of ``tensors`` expanded to their common shape."""
     shape = broadcast_shapes(*[t.shape for t in tensors])
     return tuple(t.expand(*shape) for t in tensors)
+
+
+def dist(input, other, p=2):
+    """The ``p``-norm of ``input - other`` (how far apart two tensors are)."""
+    return (input - other).norm(p)

@@ -1219,6 +1219,13 @@ class Tensor:
     def topk(self, k, dim=-1, largest=True, sorted=True):
         return ops.topk(self, k, dim, largest, sorted)
 
+    def kthvalue(self, k, dim=-1, keepdim=False):
+        return ops.kthvalue(self, k, dim, keepdim)
+
+    def matrix_exp(self):
+        from .linalg import matrix_exp
+        return matrix_exp(self)
+
     def repeat(self, *sizes):
         return ops.repeat(self, *sizes)
 

@@ -1,4 +1,4 @@
-"""Hidden tests of assignment a3-modules (chapters 7-8)."""
+"""Hidden tests of assignment a3-modules (chapters 7-8 and Module surgery)."""
 
 import pytest
 
@@ -57,3 +57,34 @@ def test_non_strict_load_under_a_prefix_reports_the_missing_with_the_prefix():
     result = outer.load_state_dict({"0.weight": torch.zeros(2, 2)}, strict=False)
     assert result.missing_keys == ["0.bias"] and result.unexpected_keys == []
     assert outer[0].weight.tolist() == [[0.0, 0.0], [0.0, 0.0]]
+
+
+@pytest.mark.task("8.4")
+def test_a_pruned_bias_and_weight_follow_training():
+    """Two tensors of one layer pruned (so the hook must use its own name), trained
+    for two steps: before each call the pruned tensors are the current originals times
+    their masks, and the pruned entries of the originals receive no gradient."""
+    import minitorch.nn.utils.prune as prune
+
+    layer = nn.Linear(3, 2).double()
+    with torch.no_grad():
+        layer.weight.copy_(torch.tensor([[0.5, -0.05, 0.3], [0.02, 0.9, -0.4]],
+                                        dtype=torch.float64))
+        layer.bias.copy_(torch.tensor([0.01, -0.7], dtype=torch.float64))
+    prune.l1_unstructured(layer, "weight", amount=2)
+    prune.l1_unstructured(layer, "bias", amount=1)
+    x = torch.tensor([[1.0, 2.0, 3.0]], dtype=torch.float64)
+    for _ in range(2):
+        layer.zero_grad()
+        out = layer(x)
+        expected = x @ (layer.weight_orig * layer.weight_mask).T + \
+            layer.bias_orig * layer.bias_mask
+        assert torch.allclose(out, expected)
+        out.sum().backward()
+        with torch.no_grad():                 # a plain gradient step (no optimizer task)
+            for param in layer.parameters():
+                param -= 0.5 * param.grad
+    assert layer.weight_mask.tolist() == [[1, 0, 1], [0, 1, 1]]
+    assert layer.bias_mask.tolist() == [0, 1]
+    assert layer.weight_orig.tolist()[0][1] == -0.05 and layer.bias_orig.tolist()[0] == 0.01
+    assert layer.weight_orig.tolist()[0][0] != 0.5

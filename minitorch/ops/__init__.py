@@ -11,7 +11,7 @@
 * ``exponential``: log1p, expm1, log2, log10, exp2, rsqrt, erf, lerp
 * ``rounding``: floor, ceil, round, trunc, frac
 * ``statistics``: var, std, norm, prod, cumsum, cumprod, logsumexp, amax, amin
-* ``sorting``: sort, argsort, topk
+* ``sorting``: sort, argsort, topk, kthvalue
 * ``rearranging``: repeat, split, chunk, unbind, flip, roll, diagonal, tril, triu, trace,
   masked_select, index_select, movedim
 * ``random``: uniform_, normal_, random_, exponential_, bernoulli_

@@ -10,7 +10,7 @@ import numpy as np
 from ._common import BuiltinFunction, normalize_dim, wrap
 from .reduction import MinMax
 
-__all__ = ["Sort", "Topk", "sort", "argsort", "topk"]
+__all__ = ["Sort", "Topk", "sort", "argsort", "topk", "kthvalue"]
 
 
 def _gather_back(grad, indices, dim, shape):
@@ -88,3 +88,19 @@ def topk(a, k, dim=-1, largest=True, sorted=True):
                            "the dim being selected")
     values, indices = Topk.apply(a, k, d, largest, sorted)
     return MinMax(values, indices, "topk")
+
+
+def kthvalue(a, k, dim=-1, keepdim=False):
+    """The ``k``-th smallest value along ``dim`` (k counts from 1) and where it is: the
+    ``k-1``-th entry of a stable sort, so its gradient goes back to that position
+    (``prune.random_structured`` uses it as a threshold)."""
+    d = normalize_dim(dim, a.ndim)
+    size = a.shape[d] if a.ndim else 1
+    if not 1 <= k <= size:
+        raise RuntimeError(f"kthvalue(): selected number k out of range for dimension {d}")
+    values, indices = sort(a, d, stable=True)
+    if a.ndim:
+        values, indices = values.narrow(d, k - 1, 1), indices.narrow(d, k - 1, 1)
+        if not keepdim:
+            values, indices = values.squeeze(d), indices.squeeze(d)
+    return MinMax(values, indices, "kthvalue")

@@ -126,3 +126,32 @@ def test_names_are_escaped_for_the_html_label():
     except RendererNotFoundError:
         pytest.skip("no Graphviz renderer here")
     assert "a&lt;b&amp;c" in svg
+
+
+@pytest.mark.chapter8b
+def test_details_show_plain_attributes_pre_hooks_and_generated_properties():
+    import minitorch.nn as nn
+    import minitorch.nn.utils.parametrize as parametrize
+    import minitorch.nn.utils.prune as prune
+
+    layer = nn.Linear(3, 2)
+    assert boxes(draw_module(layer, details=True).source) == boxes(draw_module(layer).source)
+    prune.l1_unstructured(layer, "weight", amount=2)
+    b = boxes(draw_module(layer, details=True).source)
+    assert b["n0"].split("|") == ["Linear", "bias (2,) requires_grad=True",
+                                  "weight_orig (2, 3) requires_grad=True",
+                                  "weight_mask (2, 3) buffer",
+                                  "weight (2, 3) plain attribute",
+                                  "forward pre-hook: L1Unstructured"]
+    prune.remove(layer, "weight")
+
+    class Double(nn.Module):
+        def forward(self, x):
+            return 2 * x
+
+    parametrize.register_parametrization(layer, "weight", Double())
+    b = boxes(draw_module(layer, details=True).source)
+    assert b["n0"].split("|") == ["ParametrizedLinear", "bias (2,) requires_grad=True",
+                                  "weight: property of ParametrizedLinear"]
+    assert b["n2"].split("|") == ["weight: ParametrizationList",
+                                  "original (2, 3) requires_grad=True"]
