@@ -211,7 +211,7 @@ def _letter_sizes(inputs, operands):
         for c, n in zip(term, t.shape):
             if c in mine and mine[c] != n:
                 raise RuntimeError(f"einsum(): subscript {c} is repeated for operand {i} but "
-                                   f"the sizes don't match, {mine[c]} != {n}")
+                                   f"the sizes don't match, {n} != {mine[c]}")
             mine[c] = n
         for c, n in mine.items():
             seen = sizes.get(c, 1)
