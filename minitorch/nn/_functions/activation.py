@@ -75,6 +75,40 @@ class Log1p(BuiltinFunction):
 
 
 # ----- GELU ---------------------------------------------------------------------------------
+# erfc(z) = t * exp(-z**2 + P(t)), t = 1 / (1 + z/2), for z >= 0: the Chebyshev fit of
+# Press et al., Numerical Recipes (2nd ed., section 6.2), relative error below 1.2e-7.
+_ERFC_FIT = (-1.26551223, 1.00002368, 0.37409196, 0.09678418, -0.18628806, 0.27886807,
+             -1.13520398, 1.48851587, -0.82215223, 0.17087277)
+
+
+def normal_cdf_array(x):
+    """Phi(x), the standard normal distribution function, elementwise, in x's dtype.
+
+    float64 uses the exact ``math.erf``, one Python call per element.  Other dtypes
+    use a vectorised fit of erfc whose error (1.2e-7, relative), computed in float32,
+    stays below 1e-6 relative where Phi is not negligible (far left it is closer to the true value than PyTorch's float32 GELU,
+    which rounds ``1 + erf``; they differ there by less than 2e-7): GELU in float32 is then a few numpy passes instead of a Python loop
+    (the performance appendix measures a GPT's training step)."""
+    if x.dtype == np.float64 or x.size == 0:
+        return 0.5 * (1 + erf_array(x * _SQRT_HALF))
+    z = np.abs(x)
+    z *= z.dtype.type(_SQRT_HALF)
+    t = z * z.dtype.type(0.5)
+    t += 1
+    np.reciprocal(t, out=t)
+    poly = np.full_like(t, _ERFC_FIT[-1])
+    for c in _ERFC_FIT[-2::-1]:
+        poly *= t
+        poly += poly.dtype.type(c)
+    z *= z
+    poly -= z
+    np.exp(poly, out=poly)
+    poly *= t
+    poly *= poly.dtype.type(0.5)
+    tail = poly                                 # Phi(-|x|)
+    return np.where(x >= 0, 1 - tail, tail)
+
+
 class Gelu(BuiltinFunction):
     """``x * Phi(x)``, Phi the standard normal distribution function; with
     ``approximate="tanh"``, ``x/2 * (1 + tanh(sqrt(2/pi) * (x + 0.044715 x**3)))``."""
@@ -88,7 +122,8 @@ class Gelu(BuiltinFunction):
         x = a._data
         if approximate == "tanh":
             return 0.5 * x * (1 + np.tanh(_SQRT_2_OVER_PI * (x + _CUBIC * x * x * x)))
-        return 0.5 * x * (1 + erf_array(x * _SQRT_HALF))
+        ctx.cdf = normal_cdf_array(x)
+        return x * ctx.cdf
 
     @staticmethod
     def backward(ctx, grad):
@@ -110,8 +145,7 @@ class Gelu(BuiltinFunction):
             slope = 0.5 * (1 + t) + 0.5 * _SQRT_2_OVER_PI * x * (1 - t * t) * (
                 1 + 3 * _CUBIC * x * x)
         else:
-            slope = 0.5 * (1 + erf_array(x * _SQRT_HALF)) + _ONE_OVER_SQRT_2PI * x * np.exp(
-                -0.5 * x * x)
+            slope = ctx.cdf + _ONE_OVER_SQRT_2PI * x * np.exp(-0.5 * x * x)
         return grad * slope, None
 
 
