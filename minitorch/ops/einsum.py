@@ -128,7 +128,8 @@ class Einsum(BuiltinFunction):
         for i, a in enumerate(arrays):
             if ctx.needs_input_grad[i + 1]:
                 g = _gradient(plan, i, grad, full, _NumpyBackend).reshape(plan.full_shape(i))
-                grads.append(np.ascontiguousarray(sum_to_shape(g, a.shape)))
+                g = np.asarray(sum_to_shape(g, a.shape))
+                grads.append(g if g.flags.c_contiguous else g.copy())
             else:
                 grads.append(None)
         return tuple(grads)
