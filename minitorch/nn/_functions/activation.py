@@ -81,6 +81,7 @@ class Log1p(BuiltinFunction):
 # even evaluated in float32.  One exp serves both Phi and the density phi.
 _ERFC_FIT = (0.282059442, 0.282958236, 0.237790242, 0.229544978, -0.109805344, 0.442269983,
              -0.694523976, 0.44657549, -0.130388215, 0.0135191183)
+_HALF_FIT = tuple(c / 2 for c in _ERFC_FIT)     # Q(t) / 2: Phi(-|x|) = erfc(z) / 2
 
 
 def gelu_and_slope_arrays(x):
@@ -109,22 +110,20 @@ _BLOCK = 1 << 16
 def _gelu_block(x, out, slope):
     """``gelu_and_slope_arrays`` on one block, every step in place."""
     f = x.dtype.type
-    z = np.abs(x)
-    z *= f(_SQRT_HALF)
-    t = z * f(0.5)
+    t = np.abs(x)
+    t *= f(0.5 * _SQRT_HALF)
     t += 1
-    np.reciprocal(t, out=t)
-    z *= z                                      # z**2 = x**2 / 2
-    np.negative(z, out=z)
-    np.exp(z, out=z)                            # exp(-x**2 / 2)
-    cdf = out                                   # built in ``out``
-    cdf.fill(_ERFC_FIT[-1])
-    for c in _ERFC_FIT[-2::-1]:
-        cdf *= t
+    np.reciprocal(t, out=t)                     # t = 1 / (1 + z/2), z = |x| / sqrt(2)
+    z = np.square(x)
+    z *= f(-0.5)
+    np.exp(z, out=z)                            # exp(-z**2) = exp(-x**2 / 2)
+    cdf = np.multiply(t, f(_HALF_FIT[-1]), out=out)     # built in ``out``
+    for c in _HALF_FIT[-2:0:-1]:
         cdf += f(c)
+        cdf *= t
+    cdf += f(_HALF_FIT[0])
     cdf *= z
-    cdf *= t
-    cdf *= f(0.5)                               # Phi(-|x|)
+    cdf *= t                                    # Phi(-|x|) = erfc(z) / 2
     flip = cdf * f(-2)                          # Phi(x) = Phi(-|x|) for x < 0,
     flip += 1                                   # Phi(-|x|) + (1 - 2 Phi(-|x|)) for x >= 0
     flip *= x >= 0

@@ -29,17 +29,18 @@ class NativeLayerNorm(BuiltinFunction):
     def forward(ctx, input, weight, bias, n_dims, eps):
         x = input._data
         dims = tuple(range(x.ndim - n_dims, x.ndim))
-        mean = x.mean(axis=dims, keepdims=True)
-        centered = x - mean
-        rstd = 1 / np.sqrt((centered * centered).mean(axis=dims, keepdims=True) + eps)
-        ctx.dims, ctx.eps, ctx.normalized = dims, eps, (centered * rstd).astype(x.dtype)
-        ctx.rstd = rstd.astype(x.dtype)
+        centered = x - x.mean(axis=dims, keepdims=True)
+        variance = np.square(centered).mean(axis=dims, keepdims=True)
+        rstd = (1 / np.sqrt(variance + eps)).astype(x.dtype, copy=False)
+        centered *= rstd                        # now normalized, in the same memory
+        ctx.dims, ctx.eps, ctx.normalized, ctx.rstd = dims, eps, centered, rstd
         ctx.save_for_backward(input, weight, bias)
-        out = ctx.normalized
-        if weight is not None:
-            out = out * weight._data
-        if bias is not None:
-            out = out + bias._data
+        if weight is None:
+            out = centered if bias is None else centered + bias._data
+        else:
+            out = centered * weight._data
+            if bias is not None:
+                out += bias._data
         return out.astype(x.dtype, copy=False)
 
     @staticmethod
@@ -73,8 +74,10 @@ class NativeLayerNorm(BuiltinFunction):
         grad_x = grad_w = grad_b = None
         if need_x:
             gx = grad * weight if weight is not None else grad
-            grad_x = ctx.rstd * (gx - gx.mean(axis=dims, keepdims=True)
-                                 - xhat * (gx * xhat).mean(axis=dims, keepdims=True))
+            grad_x = xhat * (gx * xhat).mean(axis=dims, keepdims=True)
+            np.subtract(gx, grad_x, out=grad_x)
+            grad_x -= gx.mean(axis=dims, keepdims=True)
+            grad_x *= ctx.rstd
             grad_x = grad_x.astype(grad.dtype, copy=False)
         if need_w:
             grad_w = (grad * xhat).sum(axis=lead) if lead else grad * xhat
