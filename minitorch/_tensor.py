@@ -1256,6 +1256,16 @@ class Tensor:
     def triu(self, diagonal=0):
         return ops.triu(self, diagonal)
 
+    def tril_(self, diagonal=0):
+        return ops.rearranging.tril_(self, diagonal)
+
+    def triu_(self, diagonal=0):
+        return ops.rearranging.triu_(self, diagonal)
+
+    def multinomial(self, num_samples, replacement=False, *, generator=None):
+        from ._sampling import multinomial
+        return multinomial(self, num_samples, replacement, generator=generator)
+
     def trace(self):
         return ops.trace(self)
 

@@ -1362,3 +1362,9 @@ def _renorm_rows(weight, rows, max_norm, norm_type):
         scale = (max_norm / (norms[long_rows] + 1e-7)).astype(table.dtype)
         table[rows[long_rows]] *= scale[:, None]
         weight._version_counter.bump()
+
+
+# ----- attention (Part V): in their own module -------------------------------------------------
+from ._attention_functional import (scaled_dot_product_attention,  # noqa: E402
+                                    multi_head_attention_forward)
+__all__ += ["scaled_dot_product_attention", "multi_head_attention_forward"]

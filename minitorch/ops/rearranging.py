@@ -364,3 +364,53 @@ def movedim(a, source, destination):
     rest = iter(i for i in range(n) if i not in sources)
     order = [next(rest) if o is None else o for o in order]
     return a.permute(*order)
+
+
+class _TriangleInplace(BuiltinFunction):
+    """``x.tril_(d)`` / ``x.triu_(d)``: the other triangle zeroed in ``x``'s own memory.
+    The gradient is masked the same way, so nothing needs saving."""
+    _numpy = None
+    _out_of_place = None
+
+    @classmethod
+    def forward(cls, ctx, a, diagonal):
+        x = a._data
+        x[...] = cls._numpy(x, diagonal)
+        ctx.diagonal = diagonal
+        ctx.mark_dirty(a)
+        return a
+
+    @classmethod
+    def backward(cls, ctx, grad):
+        return cls._out_of_place.apply(grad, ctx.diagonal), None
+
+
+class TrilInplace(_TriangleInplace):
+    _backward_name = "TrilBackward0"
+    _numpy = staticmethod(np.tril)
+    _out_of_place = Tril
+
+
+class TriuInplace(_TriangleInplace):
+    _backward_name = "TriuBackward0"
+    _numpy = staticmethod(np.triu)
+    _out_of_place = Triu
+
+
+def _triangle_(function, a, diagonal):
+    from .inplace import check_in_place
+    if a.ndim < 2:
+        name = function.__name__[:4].lower()
+        raise RuntimeError(f"{name}: input tensor must have at least 2 dimensions")
+    check_in_place(a)
+    return function.apply(a, diagonal)
+
+
+def tril_(a, diagonal=0):
+    """Zero the elements above the ``diagonal``-th diagonal, in place."""
+    return _triangle_(TrilInplace, a, diagonal)
+
+
+def triu_(a, diagonal=0):
+    """Zero the elements below the ``diagonal``-th diagonal, in place."""
+    return _triangle_(TriuInplace, a, diagonal)

@@ -75,6 +75,65 @@ class Log1p(BuiltinFunction):
 
 
 # ----- GELU ---------------------------------------------------------------------------------
+# erfc(z) = t * exp(-z**2) * Q(t) with t = 1 / (1 + z/2), for z >= 0: Q is smooth on
+# (0, 1], and this degree-9 polynomial (least squares on Chebyshev nodes, fitted for this
+# book to erfc(z) * exp(z**2) / t over z in [0, 9.5]) is within 1.7e-7 of it, relative,
+# even evaluated in float32.  One exp serves both Phi and the density phi.
+_ERFC_FIT = (0.282059442, 0.282958236, 0.237790242, 0.229544978, -0.109805344, 0.442269983,
+             -0.694523976, 0.44657549, -0.130388215, 0.0135191183)
+_HALF_FIT = tuple(c / 2 for c in _ERFC_FIT)     # Q(t) / 2: Phi(-|x|) = erfc(z) / 2
+
+
+def gelu_and_slope_arrays(x):
+    """GELU of ``x`` and its derivative ``Phi(x) + x * phi(x)`` (phi: the normal density),
+    elementwise, in x's dtype.  The derivative is computed here because its pieces are.
+
+    float64 uses the exact ``math.erf``, one Python call per element.  float32 uses a
+    fit of erfc (relative error below 2e-7, float32's rounding) evaluated with numpy
+    in blocks small enough to stay in the CPU's cache: GELU of a GPT's activations is
+    then a few milliseconds instead of a Python loop (the performance appendix).
+    Far left, where PyTorch's float32 GELU rounds ``1 + erf(x)``, this one keeps the
+    tiny values; the two differ there by less than 2e-7."""
+    if x.dtype == np.float64 or x.size == 0:
+        cdf = 0.5 * (1 + erf_array(x * _SQRT_HALF))
+        return x * cdf, cdf + _ONE_OVER_SQRT_2PI * x * np.exp(-0.5 * x * x)
+    flat = np.ascontiguousarray(x).reshape(-1)
+    out, slope = np.empty_like(flat), np.empty_like(flat)
+    for i in range(0, flat.size, _BLOCK):
+        _gelu_block(flat[i:i + _BLOCK], out[i:i + _BLOCK], slope[i:i + _BLOCK])
+    return out.reshape(x.shape), slope.reshape(x.shape)
+
+
+_BLOCK = 1 << 16
+
+
+def _gelu_block(x, out, slope):
+    """``gelu_and_slope_arrays`` on one block, every step in place."""
+    f = x.dtype.type
+    t = np.abs(x)
+    t *= f(0.5 * _SQRT_HALF)
+    t += 1
+    np.reciprocal(t, out=t)                     # t = 1 / (1 + z/2), z = |x| / sqrt(2)
+    z = np.square(x)
+    z *= f(-0.5)
+    np.exp(z, out=z)                            # exp(-z**2) = exp(-x**2 / 2)
+    cdf = np.multiply(t, f(_HALF_FIT[-1]), out=out)     # built in ``out``
+    for c in _HALF_FIT[-2:0:-1]:
+        cdf += f(c)
+        cdf *= t
+    cdf += f(_HALF_FIT[0])
+    cdf *= z
+    cdf *= t                                    # Phi(-|x|) = erfc(z) / 2
+    flip = cdf * f(-2)                          # Phi(x) = Phi(-|x|) for x < 0,
+    flip += 1                                   # Phi(-|x|) + (1 - 2 Phi(-|x|)) for x >= 0
+    flip *= x >= 0
+    cdf += flip                                 # Phi(x)
+    z *= x
+    z *= f(_ONE_OVER_SQRT_2PI)                  # x * phi(x)
+    np.add(cdf, z, out=slope)
+    cdf *= x                                    # x * Phi(x)
+
+
 class Gelu(BuiltinFunction):
     """``x * Phi(x)``, Phi the standard normal distribution function; with
     ``approximate="tanh"``, ``x/2 * (1 + tanh(sqrt(2/pi) * (x + 0.044715 x**3)))``."""
@@ -88,7 +147,8 @@ class Gelu(BuiltinFunction):
         x = a._data
         if approximate == "tanh":
             return 0.5 * x * (1 + np.tanh(_SQRT_2_OVER_PI * (x + _CUBIC * x * x * x)))
-        return 0.5 * x * (1 + erf_array(x * _SQRT_HALF))
+        out, ctx.slope = gelu_and_slope_arrays(x)
+        return out
 
     @staticmethod
     def backward(ctx, grad):
@@ -110,8 +170,7 @@ class Gelu(BuiltinFunction):
             slope = 0.5 * (1 + t) + 0.5 * _SQRT_2_OVER_PI * x * (1 - t * t) * (
                 1 + 3 * _CUBIC * x * x)
         else:
-            slope = 0.5 * (1 + erf_array(x * _SQRT_HALF)) + _ONE_OVER_SQRT_2PI * x * np.exp(
-                -0.5 * x * x)
+            slope = ctx.slope
         return grad * slope, None
 
 

@@ -29,18 +29,22 @@ class NativeLayerNorm(BuiltinFunction):
     def forward(ctx, input, weight, bias, n_dims, eps):
         x = input._data
         dims = tuple(range(x.ndim - n_dims, x.ndim))
-        mean = x.mean(axis=dims, keepdims=True)
-        centered = x - mean
-        rstd = 1 / np.sqrt((centered * centered).mean(axis=dims, keepdims=True) + eps)
-        ctx.dims, ctx.eps, ctx.normalized = dims, eps, (centered * rstd).astype(x.dtype)
-        ctx.rstd = rstd.astype(x.dtype)
+        rows = _rows(x, n_dims)                 # one row per normalised sample
+        n = rows.shape[1]
+        centered = rows - (rows @ np.full(n, 1 / n, dtype=rows.dtype))[:, None]
+        variance = np.einsum("ij,ij->i", centered, centered) / n
+        rstd = (1 / np.sqrt(variance + eps)).astype(x.dtype, copy=False)[:, None]
+        centered *= rstd                        # now normalized, in the same memory
+        ctx.dims, ctx.eps, ctx.normalized, ctx.rstd = dims, eps, centered, rstd
+        ctx.bias_shape = None if bias is None else bias._data.shape
         ctx.save_for_backward(input, weight, bias)
-        out = ctx.normalized
-        if weight is not None:
-            out = out * weight._data
-        if bias is not None:
-            out = out + bias._data
-        return out.astype(x.dtype, copy=False)
+        if weight is None:
+            out = centered if bias is None else centered + bias._data.reshape(-1)
+        else:
+            out = centered * weight._data.reshape(-1)
+            if bias is not None:
+                out += bias._data.reshape(-1)
+        return out.astype(x.dtype, copy=False).reshape(x.shape)
 
     @staticmethod
     def backward(ctx, grad):
@@ -66,21 +70,35 @@ class NativeLayerNorm(BuiltinFunction):
 
     @staticmethod
     def backward_on_arrays(ctx, grad):
+        """On rows (samples) of the normalised values ``xhat``: row means by matrix-vector
+        products and row dot products by einsum, so no temporary but the result."""
         x, weight, _ = ctx.saved_arrays
         need_x, need_w, need_b = ctx.needs_input_grad[:3]
-        dims, xhat = ctx.dims, ctx.normalized
-        lead = tuple(range(x.ndim - len(dims)))
+        xhat = ctx.normalized
+        g = _rows(grad, len(ctx.dims))
+        n = xhat.shape[1]
         grad_x = grad_w = grad_b = None
         if need_x:
-            gx = grad * weight if weight is not None else grad
-            grad_x = ctx.rstd * (gx - gx.mean(axis=dims, keepdims=True)
-                                 - xhat * (gx * xhat).mean(axis=dims, keepdims=True))
-            grad_x = grad_x.astype(grad.dtype, copy=False)
+            gx = g * weight.reshape(-1) if weight is not None else g.copy()
+            along = np.einsum("ij,ij->i", gx, xhat) / n
+            mean = gx @ np.full(n, 1 / n, dtype=gx.dtype)
+            gx -= mean[:, None]
+            gx -= xhat * along[:, None]
+            gx *= ctx.rstd
+            grad_x = gx.astype(grad.dtype, copy=False).reshape(x.shape)
         if need_w:
-            grad_w = (grad * xhat).sum(axis=lead) if lead else grad * xhat
+            grad_w = np.einsum("ij,ij->j", g, xhat).reshape(weight.shape)
         if need_b:
-            grad_b = grad.sum(axis=lead) if lead else grad.copy()
+            grad_b = (np.ones(len(g), dtype=g.dtype) @ g).reshape(weight.shape if weight
+                                                                  is not None else
+                                                                  ctx.bias_shape)
         return grad_x, grad_w, grad_b, None, None
+
+
+def _rows(x, n_dims):
+    """``x`` as a matrix with the last ``n_dims`` dims flattened into each row."""
+    n = int(np.prod(x.shape[x.ndim - n_dims:]))
+    return x.reshape(-1, n)
 
 
 # ----- group norm -------------------------------------------------------------------------------

@@ -16,6 +16,10 @@ from .pooling import MaxPool2d, AvgPool2d, AdaptiveAvgPool2d
 from .loss import (MSELoss, CrossEntropyLoss, NLLLoss, L1Loss, SmoothL1Loss, HuberLoss, BCELoss,
                    BCEWithLogitsLoss, KLDivLoss)
 from .distance import CosineSimilarity
+from .attention import MultiheadAttention
+from .transformer import (TransformerEncoderLayer, TransformerEncoder, TransformerDecoderLayer,
+                          TransformerDecoder)
+from .rnn import RNNBase, RNN, GRU, LSTM, RNNCellBase, RNNCell, GRUCell, LSTMCell
 
 __all__ = ["Module", "Linear", "Identity", "ReLU", "Sigmoid", "Tanh", "Softmax", "LogSoftmax",
            "LeakyReLU", "GELU", "ELU", "Softplus", "SiLU", "LogSigmoid", "Hardtanh", "ReLU6",
@@ -25,3 +29,6 @@ __all__ = ["Module", "Linear", "Identity", "ReLU", "Sigmoid", "Tanh", "Softmax",
            "Embedding", "Conv1d", "Conv2d", "MaxPool2d", "AvgPool2d", "AdaptiveAvgPool2d",
            "MSELoss", "CrossEntropyLoss", "NLLLoss", "L1Loss", "SmoothL1Loss", "HuberLoss",
            "BCELoss", "BCEWithLogitsLoss", "KLDivLoss", "CosineSimilarity"]
+__all__ += ["MultiheadAttention", "TransformerEncoderLayer", "TransformerEncoder",
+            "TransformerDecoderLayer", "TransformerDecoder", "RNNBase", "RNN", "GRU", "LSTM",
+            "RNNCellBase", "RNNCell", "GRUCell", "LSTMCell"]

@@ -1,0 +1,168 @@
+"""Scaled dot-product attention as one built-in Function (Part V, the attention chapter).
+
+For queries ``q`` (..., L, E), keys ``k`` (..., S, E) and values ``v`` (..., S, Ev):
+
+    scores  = q @ k^T * scale + bias          (L x S: how well each query matches each key)
+    weights = softmax(scores, over S)         (each query's weights sum to 1)
+    out     = dropout(weights) @ v            (a weighted average of the values)
+
+``bias`` holds the mask: 0 where a query may look, -inf where it may not (a
+boolean mask becomes that; a float mask is added as it is).  A query that may
+look nowhere gets zero weights, not NaN, as in PyTorch.
+
+The backward pass needs the weights ``A``; with ``dA = g @ v^T`` (dropout's
+scaling applied) the softmax's derivative is ``dS = A * (dA - sum(dA * A))``
+along S, and then ``dq = dS @ k * scale``, ``dk = dS^T @ q * scale`` and
+``dv = A^T @ g``.  One Function instead of six ops keeps one node, and the
+array path keeps each step one numpy pass.
+"""
+
+import numpy as np
+
+from ...ops._common import BuiltinFunction, sum_to_shape, unbroadcast
+
+__all__ = ["ScaledDotProductAttention", "ScaledDotProductAttentionMath", "attention_weights"]
+
+
+def attention_weights(q, k, bias, scale):
+    """softmax(q @ k^T * scale + bias) over the last dim, on arrays; rows with every key
+    masked get zeros."""
+    scores = np.matmul(q * q.dtype.type(scale), np.swapaxes(k, -1, -2))
+    if bias is not None:
+        scores += bias
+    top = scores.max(axis=-1, keepdims=True)
+    if bias is not None:
+        top[~np.isfinite(top)] = 0          # a row masked everywhere stays -inf: exp gives 0
+    np.subtract(scores, top, out=scores)
+    np.exp(scores, out=scores)
+    total = scores.sum(axis=-1, keepdims=True)
+    if bias is not None:
+        total[total == 0] = 1
+    scores /= total
+    return scores
+
+
+def _repeat_heads(x, groups):
+    """Grouped-query attention: each key/value head serves ``groups`` query heads."""
+    return x if groups == 1 else np.repeat(x, groups, axis=-3)
+
+
+def _sum_heads(grad, groups):
+    """The gradient of ``_repeat_heads``: the copies of each head summed back."""
+    if groups == 1:
+        return grad
+    shape = grad.shape
+    return grad.reshape(shape[:-3] + (shape[-3] // groups, groups) + shape[-2:]).sum(axis=-3)
+
+
+class ScaledDotProductAttention(BuiltinFunction):
+    """``softmax(q k^T * scale + bias) @ v``, with an optional dropout of the weights.
+
+    ``bias`` (an array or None) and ``keep`` (dropout's mask already divided by 1 - p,
+    or None) are constants, not graph inputs.  The node is named as PyTorch's CPU
+    kernel names it (its "flash attention for CPU")."""
+    _backward_name = "ScaledDotProductFlashAttentionForCpuBackward0"
+    _saved_names = ("query", "key", "value")
+
+    @staticmethod
+    def forward(ctx, query, key, value, bias, keep, scale, groups):
+        q, k, v = _dense(query._data), _dense(_repeat_heads(key._data, groups)), \
+            _dense(_repeat_heads(value._data, groups))
+        weights = attention_weights(q, k, bias, scale)
+        ctx.weights, ctx.bias, ctx.keep, ctx.scale, ctx.groups = weights, bias, keep, scale, groups
+        ctx.save_for_backward(query, key, value)
+        dropped = weights if keep is None else weights * keep
+        return np.matmul(dropped, v)
+
+    @staticmethod
+    def backward(ctx, grad):
+        """Written with tensor operations (the weights recomputed from q and k), so that
+        the gradient can be differentiated again."""
+        query, key, value = ctx.saved_tensors
+        k, v = _repeat_tensor_heads(key, ctx.groups), _repeat_tensor_heads(value, ctx.groups)
+        scores = (query @ k.transpose(-1, -2)) * ctx.scale
+        if ctx.bias is not None:
+            scores = scores + _constant(ctx.bias, scores)
+        weights = scores.softmax(-1)
+        if ctx.bias is not None:        # rows masked everywhere: 0, not nan
+            weights = weights.masked_fill(weights.isnan(), 0.0)
+        keep = None if ctx.keep is None else _constant(ctx.keep, scores)
+        dropped = weights if keep is None else weights * keep
+        grad_v = dropped.transpose(-1, -2) @ grad
+        d_weights = grad @ v.transpose(-1, -2)
+        if keep is not None:
+            d_weights = d_weights * keep
+        d_scores = weights * (d_weights - (d_weights * weights).sum(-1, keepdim=True))
+        grad_q = (d_scores @ k) * ctx.scale
+        grad_k = (d_scores.transpose(-1, -2) @ query) * ctx.scale
+        if ctx.groups > 1:
+            grad_k, grad_v = _sum_tensor_heads(grad_k, ctx.groups), \
+                _sum_tensor_heads(grad_v, ctx.groups)
+        return (unbroadcast(grad_q, query.shape), unbroadcast(grad_k, key.shape),
+                unbroadcast(grad_v, value.shape), None, None, None, None)
+
+    @staticmethod
+    def backward_on_arrays(ctx, grad):
+        q, key, value = ctx.saved_arrays
+        q, grad = _dense(q), _dense(grad)
+        k, v = _dense(_repeat_heads(key, ctx.groups)), _dense(_repeat_heads(value, ctx.groups))
+        weights, keep = ctx.weights, ctx.keep
+        need_q, need_k, need_v = ctx.needs_input_grad[:3]
+        grad_q = grad_k = grad_v = None
+        if need_v:
+            dropped = weights if keep is None else weights * keep
+            grad_v = _fit(_sum_heads(np.matmul(np.swapaxes(dropped, -1, -2), grad),
+                                     ctx.groups), value.shape)
+        if need_q or need_k:
+            d = np.matmul(grad, np.swapaxes(v, -1, -2))
+            if keep is not None:
+                d *= keep
+            d -= (d * weights).sum(axis=-1, keepdims=True)
+            d *= weights
+            d *= d.dtype.type(ctx.scale)
+            if need_q:
+                grad_q = _fit(np.matmul(d, k), q.shape)
+            if need_k:
+                grad_k = _fit(_sum_heads(np.matmul(np.swapaxes(d, -1, -2), q), ctx.groups),
+                              key.shape)
+        return grad_q, grad_k, grad_v, None, None, None, None
+
+
+class ScaledDotProductAttentionMath(ScaledDotProductAttention):
+    """The same computation where PyTorch's CPU dispatch takes its "math" path (3-d
+    inputs, dropout, values of another width): there it is several ops, and the node
+    a reader sees last is the one of matmul's final reshape."""
+    _backward_name = "UnsafeViewBackward0"
+
+
+def _dense(x):
+    """``x`` stored row by row: numpy multiplies stacks of matrices several times faster
+    then than through the strided views that splitting heads makes."""
+    return x if x.flags.c_contiguous else np.ascontiguousarray(x)
+
+
+def _fit(grad, shape):
+    """A gradient summed back to its input's shape (batch dims may have broadcast)."""
+    return grad if grad.shape == shape else sum_to_shape(grad, shape)
+
+
+def _constant(array, like):
+    return like.new_tensor(array) if hasattr(like, "new_tensor") else _wrap(array)
+
+
+def _wrap(array):
+    from ..._tensor import Tensor
+    return Tensor._wrap(array)
+
+
+def _repeat_tensor_heads(x, groups):
+    if groups == 1:
+        return x
+    shape = tuple(x.shape)
+    wide = x.unsqueeze(-3).expand(*shape[:-2], groups, *shape[-2:])
+    return wide.reshape(*shape[:-3], shape[-3] * groups, *shape[-2:])
+
+
+def _sum_tensor_heads(grad, groups):
+    shape = tuple(grad.shape)
+    return grad.reshape(*shape[:-3], shape[-3] // groups, groups, *shape[-2:]).sum(-3)

@@ -1,0 +1,211 @@
+"""Transformer layers: ``TransformerEncoderLayer``, ``TransformerEncoder``,
+``TransformerDecoderLayer``, ``TransformerDecoder`` (Part V, the attention chapter).
+
+A layer is attention plus a two-layer feed-forward network, each wrapped in a
+residual connection and a LayerNorm: after the residual (``norm_first=False``,
+the original transformer) or before the sub-layer (``norm_first=True``, what
+GPTs use, which trains more stably).  Submodule names follow PyTorch's, so
+state dicts load both ways.
+"""
+
+import copy
+import warnings
+
+import numpy as np
+
+from .. import functional as F
+from .attention import MultiheadAttention
+from .container import ModuleList
+from .dropout import Dropout
+from .linear import Linear
+from .module import Module
+from .normalization import LayerNorm
+
+__all__ = ["TransformerEncoderLayer", "TransformerEncoder", "TransformerDecoderLayer",
+           "TransformerDecoder", "generate_square_subsequent_mask"]
+
+
+def generate_square_subsequent_mask(sz, device=None, dtype=None):
+    """The causal mask as floats: 0 on and below the diagonal, -inf above it."""
+    from ... import _creation
+    mask = np.triu(np.full((sz, sz), -np.inf, dtype=np.float32), 1)
+    return _creation.tensor(mask, dtype=dtype)
+
+
+def _activation(activation):
+    """``"relu"``/``"gelu"`` as the function, a callable as it is."""
+    if activation == "relu":
+        return F.relu
+    if activation == "gelu":
+        return F.gelu
+    if callable(activation):
+        return activation
+    raise RuntimeError(f"activation should be relu/gelu, not {activation}")
+
+
+def _clones(layer, n):
+    return ModuleList([copy.deepcopy(layer) for _ in range(n)])
+
+
+class _FeedForward:
+    """The feed-forward block the encoder and decoder layers share."""
+
+    def _ff_block(self, x):
+        x = self.linear2(self.dropout(self.activation(self.linear1(x))))
+        return self._last_dropout(x)
+
+
+class TransformerEncoderLayer(_FeedForward, Module):
+    """Self-attention then feed-forward, each with a residual connection and LayerNorm."""
+
+    def __init__(self, d_model, nhead, dim_feedforward=2048, dropout=0.1, activation="relu",
+                 layer_norm_eps=1e-5, batch_first=False, norm_first=False, bias=True,
+                 device=None, dtype=None):
+        super().__init__()
+        self.self_attn = MultiheadAttention(d_model, nhead, dropout=dropout, bias=bias,
+                                            batch_first=batch_first, dtype=dtype)
+        self.linear1 = Linear(d_model, dim_feedforward, bias=bias, dtype=dtype)
+        self.dropout = Dropout(dropout)
+        self.linear2 = Linear(dim_feedforward, d_model, bias=bias, dtype=dtype)
+        self.norm_first = norm_first
+        self.norm1 = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, dtype=dtype)
+        self.norm2 = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, dtype=dtype)
+        self.dropout1 = Dropout(dropout)
+        self.dropout2 = Dropout(dropout)
+        self.activation = _activation(activation)
+
+    def _last_dropout(self, x):
+        return self.dropout2(x)
+
+    def _sa_block(self, x, attn_mask, key_padding_mask, is_causal=False):
+        x = self.self_attn(x, x, x, attn_mask=attn_mask, key_padding_mask=key_padding_mask,
+                           need_weights=False, is_causal=is_causal)[0]
+        return self.dropout1(x)
+
+    def forward(self, src, src_mask=None, src_key_padding_mask=None, is_causal=False):
+        x = src
+        if self.norm_first:
+            x = x + self._sa_block(self.norm1(x), src_mask, src_key_padding_mask, is_causal)
+            x = x + self._ff_block(self.norm2(x))
+        else:
+            x = self.norm1(x + self._sa_block(x, src_mask, src_key_padding_mask, is_causal))
+            x = self.norm2(x + self._ff_block(x))
+        return x
+
+
+class TransformerDecoderLayer(_FeedForward, Module):
+    """Self-attention over the target, attention to the encoder's output (``memory``),
+    then feed-forward; each with a residual connection and LayerNorm."""
+
+    def __init__(self, d_model, nhead, dim_feedforward=2048, dropout=0.1, activation="relu",
+                 layer_norm_eps=1e-5, batch_first=False, norm_first=False, bias=True,
+                 device=None, dtype=None):
+        super().__init__()
+        self.self_attn = MultiheadAttention(d_model, nhead, dropout=dropout, bias=bias,
+                                            batch_first=batch_first, dtype=dtype)
+        self.multihead_attn = MultiheadAttention(d_model, nhead, dropout=dropout, bias=bias,
+                                                 batch_first=batch_first, dtype=dtype)
+        self.linear1 = Linear(d_model, dim_feedforward, bias=bias, dtype=dtype)
+        self.dropout = Dropout(dropout)
+        self.linear2 = Linear(dim_feedforward, d_model, bias=bias, dtype=dtype)
+        self.norm_first = norm_first
+        self.norm1 = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, dtype=dtype)
+        self.norm2 = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, dtype=dtype)
+        self.norm3 = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, dtype=dtype)
+        self.dropout1 = Dropout(dropout)
+        self.dropout2 = Dropout(dropout)
+        self.dropout3 = Dropout(dropout)
+        self.activation = _activation(activation)
+
+    def _last_dropout(self, x):
+        return self.dropout3(x)
+
+    def _sa_block(self, x, attn_mask, key_padding_mask, is_causal=False):
+        x = self.self_attn(x, x, x, attn_mask=attn_mask, key_padding_mask=key_padding_mask,
+                           is_causal=is_causal, need_weights=False)[0]
+        return self.dropout1(x)
+
+    def _mha_block(self, x, mem, attn_mask, key_padding_mask, is_causal=False):
+        x = self.multihead_attn(x, mem, mem, attn_mask=attn_mask,
+                                key_padding_mask=key_padding_mask, is_causal=is_causal,
+                                need_weights=False)[0]
+        return self.dropout2(x)
+
+    def forward(self, tgt, memory, tgt_mask=None, memory_mask=None, tgt_key_padding_mask=None,
+                memory_key_padding_mask=None, tgt_is_causal=False, memory_is_causal=False):
+        x = tgt
+        if self.norm_first:
+            x = x + self._sa_block(self.norm1(x), tgt_mask, tgt_key_padding_mask, tgt_is_causal)
+            x = x + self._mha_block(self.norm2(x), memory, memory_mask,
+                                    memory_key_padding_mask, memory_is_causal)
+            x = x + self._ff_block(self.norm3(x))
+        else:
+            x = self.norm1(x + self._sa_block(x, tgt_mask, tgt_key_padding_mask, tgt_is_causal))
+            x = self.norm2(x + self._mha_block(x, memory, memory_mask, memory_key_padding_mask,
+                                               memory_is_causal))
+            x = self.norm3(x + self._ff_block(x))
+        return x
+
+
+class TransformerEncoder(Module):
+    """``num_layers`` copies of ``encoder_layer`` (deep copies: each has its own weights),
+    then an optional final ``norm``."""
+
+    def __init__(self, encoder_layer, num_layers, norm=None, enable_nested_tensor=True,
+                 mask_check=True):
+        super().__init__()
+        self.layers = _clones(encoder_layer, num_layers)
+        self.num_layers = num_layers
+        self.norm = norm
+        self.enable_nested_tensor = enable_nested_tensor
+        self.use_nested_tensor = False
+        self.mask_check = mask_check
+        why = _why_no_nested_tensor(encoder_layer)
+        if enable_nested_tensor and why:
+            warnings.warn(f"enable_nested_tensor is True, but self.use_nested_tensor is False "
+                          f"because {why}", UserWarning, stacklevel=2)
+
+    def forward(self, src, mask=None, src_key_padding_mask=None, is_causal=None):
+        out = src
+        for layer in self.layers:
+            out = layer(out, src_mask=mask, is_causal=bool(is_causal),
+                        src_key_padding_mask=src_key_padding_mask)
+        if self.norm is not None:
+            out = self.norm(out)
+        return out
+
+
+def _why_no_nested_tensor(layer):
+    """PyTorch's reason for not using its nested-tensor fast path (it warns about it);
+    minitorch has no such path, but keeps the warning so programs print the same."""
+    if not isinstance(layer, TransformerEncoderLayer):
+        return "encoder_layer was not TransformerEncoderLayer"
+    if layer.norm_first:
+        return "encoder_layer.norm_first was True"
+    if not layer.self_attn.batch_first:
+        return ("encoder_layer.self_attn.batch_first was not True(use batch_first for better "
+                "inference performance)")
+    return None
+
+
+class TransformerDecoder(Module):
+    """``num_layers`` copies of ``decoder_layer``, then an optional final ``norm``."""
+
+    def __init__(self, decoder_layer, num_layers, norm=None):
+        super().__init__()
+        self.layers = _clones(decoder_layer, num_layers)
+        self.num_layers = num_layers
+        self.norm = norm
+
+    def forward(self, tgt, memory, tgt_mask=None, memory_mask=None, tgt_key_padding_mask=None,
+                memory_key_padding_mask=None, tgt_is_causal=None, memory_is_causal=False):
+        out = tgt
+        for layer in self.layers:
+            out = layer(out, memory, tgt_mask=tgt_mask, memory_mask=memory_mask,
+                        tgt_key_padding_mask=tgt_key_padding_mask,
+                        memory_key_padding_mask=memory_key_padding_mask,
+                        tgt_is_causal=bool(tgt_is_causal), memory_is_causal=memory_is_causal)
+        if self.norm is not None:
+            out = self.norm(out)
+        return out
+

@@ -1,0 +1,219 @@
+"""Part V, attention: ``F.scaled_dot_product_attention``, ``nn.MultiheadAttention`` and the
+transformer layers give PyTorch 2.13's values, gradients, parameter names, node names
+and errors.  Values: ``seq_cases.py`` run on both (PyTorch's stored in
+``data/seq_pytorch.npz``); facts below: expected values from PyTorch 2.13."""
+
+import math
+import warnings
+
+import numpy as np
+import pytest
+
+import minitorch as torch
+import minitorch.nn as nn
+import minitorch.nn.functional as F
+from minitorch.autograd import gradcheck, gradgradcheck
+
+from .seq_parity import check_case, names
+
+pytestmark = pytest.mark.chapter13
+
+
+# float32 rounding alone puts both libraries 1e-6 away from the float64 values here
+LOOSER = {"mha_kdim_vdim": 3e-6}
+
+
+@pytest.mark.parametrize("name", names(("sdpa", "mha", "encoder", "decoder")))
+def test_values_and_gradients_match_pytorch(name):
+    check_case(name, atol=LOOSER.get(name, 1e-6))
+
+
+def qkv(*shapes, dtype=torch.float32):
+    return [torch.tensor(np.sin(np.arange(np.prod(s)) * (0.3 + i)).reshape(s), dtype=dtype,
+                         requires_grad=True) for i, s in enumerate(shapes)]
+
+
+def test_sdpa_is_softmax_of_scaled_scores_times_values():
+    q, k, v = qkv((2, 3, 4), (2, 5, 4), (2, 5, 6))
+    scores = q @ k.transpose(-2, -1) / math.sqrt(4)
+    expected = scores.softmax(-1) @ v
+    assert torch.allclose(F.scaled_dot_product_attention(q, k, v), expected, atol=1e-6)
+
+
+@pytest.mark.parametrize("shapes, kwargs, node", [
+    # PyTorch's CPU dispatch: its flash kernel for 4-d inputs of one head width without
+    # dropout, else the "math" path of several ops whose last node is matmul's view
+    (((2, 2, 3, 4),) * 3, {}, "ScaledDotProductFlashAttentionForCpuBackward0"),
+    (((2, 2, 3, 4),) * 3, {"is_causal": True}, "ScaledDotProductFlashAttentionForCpuBackward0"),
+    (((2, 2, 3, 4),) * 3, {"scale": 0.5}, "ScaledDotProductFlashAttentionForCpuBackward0"),
+    (((2, 2, 3, 4),) * 3, {"dropout_p": 0.1}, "UnsafeViewBackward0"),
+    (((2, 3, 4),) * 3, {}, "UnsafeViewBackward0"),
+    (((2, 2, 5, 4), (2, 2, 5, 4), (2, 2, 5, 6)), {}, "UnsafeViewBackward0"),
+])
+def test_sdpa_node_names(shapes, kwargs, node):
+    assert F.scaled_dot_product_attention(*qkv(*shapes), **kwargs).grad_fn.name() == node
+
+
+def test_sdpa_masked_row_gives_zeros_and_no_nan_gradient():
+    q, k, v = qkv((1, 3, 4), (1, 5, 4), (1, 5, 6))
+    mask = torch.ones(3, 5, dtype=torch.bool)
+    mask[0] = False
+    out = F.scaled_dot_product_attention(q, k, v, attn_mask=mask)
+    assert out[0, 0].tolist() == [0.0] * 6
+    out.sum().backward()
+    assert not q.grad.isnan().any() and not k.grad.isnan().any()
+
+
+def test_sdpa_causal_mask_is_top_left_aligned():
+    """With more queries than keys, query i still sees keys 0..i (as PyTorch's tril)."""
+    q, k, v = qkv((4, 2), (3, 2), (3, 1))
+    out = F.scaled_dot_product_attention(q, k, v, is_causal=True)
+    assert out[0, 0].item() == pytest.approx(v[0, 0].item())
+
+
+def test_sdpa_dropout_keeps_expectation_and_zeroes_some_weights():
+    torch.manual_seed(0)
+    q, k, v = qkv((1, 1, 50, 4), (1, 1, 50, 4), (1, 1, 50, 4))
+    ones = torch.ones(1, 1, 50, 4)
+    out = F.scaled_dot_product_attention(q, k, ones, dropout_p=0.5)
+    rows = out[0, 0, :, 0]
+    assert (rows != 1).any()                        # some weights dropped, others doubled
+    assert abs(rows.mean().item() - 1) < 0.2
+
+
+@pytest.mark.parametrize("dtype", [torch.float64])
+def test_sdpa_gradcheck_and_gradgradcheck(dtype):
+    q, k, v = qkv((1, 2, 3, 2), (1, 2, 4, 2), (1, 2, 4, 3), dtype=dtype)
+    mask = torch.tensor(np.tril(np.ones((3, 4), dtype=bool)))
+    fn = lambda a, b, c: F.scaled_dot_product_attention(a, b, c, attn_mask=mask)  # noqa
+    assert gradcheck(fn, (q, k, v))
+    assert gradgradcheck(fn, (q, k, v))
+    q, k, v = qkv((1, 4, 3, 2), (1, 2, 4, 2), (1, 2, 4, 2), dtype=dtype)
+    gqa = lambda a, b, c: F.scaled_dot_product_attention(a, b, c, enable_gqa=True)  # noqa
+    assert gradcheck(gqa, (q, k, v)) and gradgradcheck(gqa, (q, k, v))
+
+
+@pytest.mark.parametrize("call, kind, words", [
+    (lambda q, k, v: F.scaled_dot_product_attention(q, k, v, is_causal=True,
+                                                    attn_mask=torch.ones(3, 5)),
+     RuntimeError, "Explicit attn_mask should not be set when is_causal=True"),
+    (lambda q, k, v: F.scaled_dot_product_attention(q.double(), k, v), RuntimeError,
+     "Expected query, key, and value to have the same dtype"),
+    (lambda q, k, v: F.scaled_dot_product_attention(q, k, v,
+                                                    attn_mask=torch.ones(3, 5, dtype=torch.long)),
+     RuntimeError, "Expected attn_mask dtype to be bool or float or to match query dtype"),
+    (lambda q, k, v: F.scaled_dot_product_attention(q[0, 0], k[0], v[0]), RuntimeError,
+     "at least 2 dimensional"),
+    (lambda q, k, v: F.scaled_dot_product_attention(q, k, v[:, :4]), RuntimeError,
+     "number of positions"),
+    (lambda q, k, v: F.scaled_dot_product_attention(q, k[..., :3], v), RuntimeError,
+     "same last dimension"),
+    (lambda q, k, v: F.scaled_dot_product_attention(q, k, v, attn_mask=torch.ones(3, 4)),
+     RuntimeError, "does not broadcast"),
+    (lambda q, k, v: F.scaled_dot_product_attention(q, k, [1.0]), TypeError, "must be Tensor"),
+])
+def test_sdpa_errors(call, kind, words):
+    q, k, v = qkv((2, 3, 4), (2, 5, 4), (2, 5, 6))
+    with pytest.raises(kind, match=words):
+        call(q, k, v)
+
+
+def test_sdpa_gqa_needs_heads_that_divide():
+    q, k, v = qkv((1, 4, 3, 2), (1, 3, 3, 2), (1, 3, 3, 2))
+    with pytest.raises(RuntimeError, match="Number of heads in key and value must divide"):
+        F.scaled_dot_product_attention(q, k, v, enable_gqa=True)
+
+
+# ----- MultiheadAttention ---------------------------------------------------------------------
+def test_mha_parameters_names_shapes_and_init():
+    torch.manual_seed(0)
+    m = nn.MultiheadAttention(8, 2)
+    assert [(n, tuple(p.shape)) for n, p in m.named_parameters()] == [
+        ("in_proj_weight", (24, 8)), ("in_proj_bias", (24,)), ("out_proj.weight", (8, 8)),
+        ("out_proj.bias", (8,))]
+    assert m.in_proj_bias.tolist() == [0.0] * 24 and m.out_proj.bias.tolist() == [0.0] * 8
+    bound = math.sqrt(6 / (8 + 24))                 # Xavier-uniform of a (24, 8) matrix
+    assert m.in_proj_weight.abs().max().item() <= bound
+    assert m.in_proj_weight.abs().max().item() > 0.8 * bound
+    assert repr(m) == ("MultiheadAttention(\n  (out_proj): NonDynamicallyQuantizableLinear("
+                       "in_features=8, out_features=8, bias=True)\n)")
+
+
+def test_mha_separate_projections_with_kdim_vdim_bias_kv():
+    m = nn.MultiheadAttention(8, 2, kdim=6, vdim=4, add_bias_kv=True, bias=False)
+    assert [(n, tuple(p.shape)) for n, p in m.named_parameters()] == [
+        ("q_proj_weight", (8, 8)), ("k_proj_weight", (8, 6)), ("v_proj_weight", (8, 4)),
+        ("bias_k", (1, 1, 8)), ("bias_v", (1, 1, 8)), ("out_proj.weight", (8, 8))]
+    assert m.in_proj_weight is None and m.in_proj_bias is None
+
+
+def test_mha_shapes_and_node_names():
+    m = nn.MultiheadAttention(8, 2)
+    x = torch.randn(3, 2, 8, requires_grad=True)
+    out, weights = m(x, x, x)
+    assert out.shape == (3, 2, 8) and weights.shape == (2, 3, 3)
+    assert out.grad_fn.name() == "ViewBackward0"
+    assert weights.grad_fn.name() == "MeanBackward1"
+    assert m(x, x, x, average_attn_weights=False)[1].shape == (2, 2, 3, 3)
+    out, weights = m(x, x, x, need_weights=False)
+    assert weights is None and out.grad_fn.name() == "ViewBackward0"
+
+
+def test_mha_errors():
+    with pytest.raises(AssertionError, match="embed_dim must be divisible by num_heads"):
+        nn.MultiheadAttention(8, 3)
+    m = nn.MultiheadAttention(8, 2)
+    x = torch.randn(3, 2, 8)
+    with pytest.raises(RuntimeError, match="The shape of the 2D attn_mask is"):
+        m(x, x, x, attn_mask=torch.ones(2, 2, dtype=torch.bool))
+    with pytest.raises(RuntimeError, match="Need attn_mask if specifying the is_causal hint"):
+        m(x, x, x, is_causal=True)
+    with pytest.raises(AssertionError, match="was expecting embedding dimension of 8"):
+        m(torch.randn(3, 2, 6), x, x)
+
+
+def test_mha_dropout_only_in_training():
+    torch.manual_seed(0)
+    m = nn.MultiheadAttention(8, 2, dropout=0.5)
+    x = torch.randn(3, 2, 8)
+    m.eval()
+    first, second = m(x, x, x)[1], m(x, x, x)[1]
+    assert torch.equal(first, second)
+    assert torch.allclose(first.sum(-1), torch.ones(2, 3))
+    m.train()
+    assert not torch.allclose(m(x, x, x)[1].sum(-1), torch.ones(2, 3))
+
+
+# ----- transformer layers --------------------------------------------------------------------
+def test_encoder_layer_modules_and_activation():
+    layer = nn.TransformerEncoderLayer(8, 2, 16)
+    assert [n for n, _ in layer.named_children()] == [
+        "self_attn", "linear1", "dropout", "linear2", "norm1", "norm2", "dropout1", "dropout2"]
+    assert layer.activation is F.relu
+    assert nn.TransformerEncoderLayer(8, 2, 16, activation="gelu").activation is F.gelu
+    with pytest.raises(RuntimeError, match="activation should be relu/gelu, not tanh"):
+        nn.TransformerEncoderLayer(8, 2, 16, activation="tanh")
+    decoder = nn.TransformerDecoderLayer(8, 2, 16)
+    assert [n for n, _ in decoder.named_children()] == [
+        "self_attn", "multihead_attn", "linear1", "dropout", "linear2", "norm1", "norm2",
+        "norm3", "dropout1", "dropout2", "dropout3"]
+
+
+def test_encoder_copies_layers_and_warns_as_pytorch():
+    layer = nn.TransformerEncoderLayer(8, 2, 16)
+    with pytest.warns(UserWarning, match="encoder_layer.self_attn.batch_first was not True"):
+        encoder = nn.TransformerEncoder(layer, 2)
+    assert len(encoder.layers) == 2
+    assert encoder.layers[0].linear1.weight is not encoder.layers[1].linear1.weight
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        nn.TransformerEncoder(nn.TransformerEncoderLayer(8, 2, 16, batch_first=True), 2)
+    with pytest.warns(UserWarning, match="encoder_layer.norm_first was True"):
+        nn.TransformerEncoder(nn.TransformerEncoderLayer(8, 2, 16, batch_first=True,
+                                                         norm_first=True), 1)
+
+
+def test_encoder_layer_output_node_is_layer_norm():
+    layer = nn.TransformerEncoderLayer(8, 2, 16, dropout=0.0)
+    assert layer(torch.randn(3, 2, 8, requires_grad=True)).grad_fn.name() == \
+        "NativeLayerNormBackward0"
