@@ -144,6 +144,10 @@ class Node:
     def __call__(self, *grad_outputs):
         """Run this node's backward directly, outside the engine (as ``grad_fn(grad)``):
         one gradient per entry of ``next_functions``, a bare tensor if there is one."""
+        if len(grad_outputs) != self._num_outputs:
+            raise TypeError(f"expected {self._num_outputs} arguments, got "
+                            f"{len(grad_outputs)} instead: call a node with one gradient "
+                            "per output of the operation that made it (chapter 4)")
         results = self._apply(list(grad_outputs))
         results = tuple([r for r, edge in zip(results, self._next_edges) if edge is not False])
         return results[0] if len(results) == 1 else results

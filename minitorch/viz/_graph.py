@@ -17,7 +17,8 @@ MODIFIED_STYLE = {**SAVED_STYLE, "color": "red", "fontcolor": "red"}
 FREED_STYLE = {"shape": "box", "style": "dashed", "fontcolor": "#777777"}
 
 
-def draw_graph(*tensors, names=None, show_saved=False, show_versions=False, show_leaves=True):
+def draw_graph(*tensors, names=None, show_saved=False, show_versions=False, show_leaves=True,
+               show_values=False):
     """The autograd graph behind ``tensors``, drawn in the backward direction.
 
     Result tensors are green boxes (their name from ``names``, else "result"),
@@ -27,6 +28,11 @@ def draw_graph(*tensors, names=None, show_saved=False, show_versions=False, show
     ``{"x": x, ...}``; a tensor gets a name when it *is* one of these objects.
     ``show_saved=True`` adds the tensors each node saved for backward (orange),
     ``show_versions=True`` the version counters (saved version vs now).
+    ``show_values=True`` writes the numbers in: each result and leaf shows its
+    value and, once backward has stored one, its ``.grad``; a node that made
+    a tensor named in ``names`` shows that tensor's value, and its gradient
+    when the tensor keeps one (``retain_grad()``).  Tensors of more than four
+    numbers show their shape instead.
     """
     from .._tensor import Tensor
     for i, t in enumerate(tensors):
@@ -34,7 +40,7 @@ def draw_graph(*tensors, names=None, show_saved=False, show_versions=False, show
             raise TypeError(f"draw_graph expects tensors, but argument {i} is a {type(t).__name__}: "
                             "pass the result tensors, e.g. draw_graph(loss), and name tensors "
                             "with names={'x': x}")
-    drawing = _GraphDrawing(names or {}, show_saved, show_versions, show_leaves)
+    drawing = _GraphDrawing(names or {}, show_saved, show_versions, show_leaves, show_values)
     for i, t in enumerate(tensors):
         default = "result" if len(tensors) == 1 else f"result {i}"
         drawing.add_result(t, default)
@@ -47,17 +53,34 @@ def shape_text(t):
     return "(" + ", ".join(map(str, shape)) + ("," if len(shape) == 1 else "") + ")"
 
 
+def numbers_text(t):
+    """A tensor's numbers, to 4 significant digits: ``2.5`` or ``[1, -0.5]``; its shape if large."""
+    if t.numel() > 4:
+        return shape_text(t)
+    numbers = [format(float(v), ".4g") for v in t.detach().numpy().ravel()]
+    return numbers[0] if t.ndim == 0 else "[" + ", ".join(numbers) + "]"
+
+
+def value_lines(t):
+    """``value ...`` and, when the tensor holds one, ``grad ...`` (read without a warning)."""
+    lines = [f"value {numbers_text(t)}"]
+    if (t.is_leaf or t.retains_grad) and t.grad is not None:
+        lines.append(f"grad {numbers_text(t.grad)}")
+    return lines
+
+
 def dtype_text(t):
     return getattr(t.dtype, "name", str(t.dtype))
 
 
 class _GraphDrawing:
-    def __init__(self, names, show_saved, show_versions, show_leaves):
+    def __init__(self, names, show_saved, show_versions, show_leaves, show_values=False):
         self.graph = new_digraph("autograd_graph")
         self.names = [(name, t) for name, t in names.items()]
         self.show_saved = show_saved
         self.show_versions = show_versions
         self.show_leaves = show_leaves
+        self.show_values = show_values
         self.ids = {}        # id(object) -> DOT node id
         self.keep = []       # the objects drawn, kept alive so that id() stays unique
         self.queue = deque()
@@ -78,6 +101,18 @@ class _GraphDrawing:
     def version_line(self, t):
         return [f"version {t._version}"] if self.show_versions else []
 
+    def value_lines(self, t):
+        return value_lines(t) if self.show_values else []
+
+    def output_lines(self, node):
+        """For show_values: the value (and gradient) of the named tensor ``node`` made."""
+        if not self.show_values:
+            return []
+        for name, t in self.names:
+            if t.grad_fn is node:
+                return [f"{name}: " + line for line in value_lines(t)]
+        return []
+
     # ----- tensors ---------------------------------------------------------
     def add_result(self, t, default):
         if id(t) in self.ids:
@@ -86,7 +121,8 @@ class _GraphDrawing:
             self.add_leaf(t)
             return
         node_id = self.new_id(t)
-        lines = [self.name_of(t) or default, shape_text(t), dtype_text(t)] + self.version_line(t)
+        lines = ([self.name_of(t) or default, shape_text(t), dtype_text(t)]
+                 + self.version_line(t) + self.value_lines(t))
         self.graph.node(node_id, label(*lines), **RESULT_STYLE)
         if t.grad_fn is not None:
             self.graph.edge(node_id, self.node_id(t.grad_fn))
@@ -99,7 +135,8 @@ class _GraphDrawing:
         lines = ([name] if name else []) + [shape_text(t)]
         if name is None:
             lines.append(dtype_text(t))
-        self.graph.node(node_id, label(*lines + self.version_line(t)), **LEAF_STYLE)
+        lines += self.version_line(t) + self.value_lines(t)
+        self.graph.node(node_id, label(*lines), **LEAF_STYLE)
         return node_id
 
     # ----- graph nodes -----------------------------------------------------
@@ -109,7 +146,7 @@ class _GraphDrawing:
         if known is not None:
             return known
         node_id = self.new_id(node)
-        self.graph.node(node_id, label(short_name(node)), **NODE_STYLE)
+        self.graph.node(node_id, label(short_name(node), *self.output_lines(node)), **NODE_STYLE)
         self.queue.append((node_id, node))
         return node_id
 

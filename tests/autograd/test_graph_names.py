@@ -366,3 +366,20 @@ def test_a_leaf_node_prints_and_numbers_as_in_pytorch():
     assert acc._sequence_nr() == 18446744073709551615
     y = x.exp()
     assert repr(y.grad_fn).startswith("<ExpBackward0 object at 0x")
+
+
+def test_calling_a_node_needs_one_gradient_per_output():
+    """PyTorch 2.13 refuses a node called with the wrong number of gradients:
+    ``TypeError: expected 2 arguments, got 1 instead`` for unbind's node, which
+    has two outputs; chapter 4's exercise on output numbers relies on it."""
+    x = torch.tensor([1.0, 2.0], requires_grad=True)
+    u, v = x.unbind()
+    node, exp_node = u.grad_fn, x.exp().grad_fn
+    with torch.no_grad():
+        for grads in [(torch.tensor(1.0),), (torch.tensor(1.0),) * 3]:
+            with pytest.raises(TypeError, match=f"expected 2 arguments, got {len(grads)} "
+                                                "instead"):
+                node(*grads)
+        with pytest.raises(TypeError, match="expected 1 arguments, got 2 instead"):
+            exp_node(torch.ones(2), torch.ones(2))
+        assert node(torch.tensor(1.0), torch.tensor(2.0)).tolist() == [1.0, 2.0]

@@ -191,3 +191,36 @@ def test_deep_graph_does_not_recurse():
         sys.setrecursionlimit(limit)
     assert labels(src).count("MulBackward0") == 10_000
     assert len(edges(src)) == 10_000 + 2          # result->first node, the chain, AccumulateGrad->leaf
+
+
+def diamond_with_values():
+    """x feeds two branches that meet again; h keeps its gradient."""
+    x = torch.tensor(0.5, requires_grad=True)
+    w = torch.tensor([2.0, 1.0], requires_grad=True)
+    h = x * w
+    h.retain_grad()
+    z = (h.sin() + h).sum()
+    return {"x": x, "w": w, "h": h, "z": z}
+
+
+def test_show_values_writes_values_before_backward_and_gradients_after():
+    names = diamond_with_values()
+    before = labels(draw_graph(names["z"], names=names, show_values=True).source)
+    assert "x\\n()\\nvalue 0.5" in before
+    assert "w\\n(2,)\\nvalue [2, 1]" in before
+    assert "MulBackward0\\nh: value [1, 0.5]" in before
+    assert not any("grad" in lab for lab in before)
+    names["z"].backward()
+    after = labels(draw_graph(names["z"], names=names, show_values=True).source)
+    # dz/dh = cos(h) + 1, dz/dx = sum(w * (cos(h) + 1)), dz/dw = x * (cos(h) + 1)
+    assert "MulBackward0\\nh: value [1, 0.5]\\nh: grad [1.54, 1.878]" in after
+    assert "x\\n()\\nvalue 0.5\\ngrad 4.958" in after
+    assert "w\\n(2,)\\nvalue [2, 1]\\ngrad [0.7702, 0.9388]" in after
+
+
+def test_show_values_off_by_default_and_large_tensors_show_their_shape():
+    x = torch.ones(2, 3, requires_grad=True)
+    y = (x * 2).sum()
+    assert not any("value" in lab for lab in labels(draw_graph(y, names={"x": x}).source))
+    shown = labels(draw_graph(y, names={"x": x}, show_values=True).source)
+    assert "x\\n(2, 3)\\nvalue (2, 3)" in shown
