@@ -246,9 +246,6 @@ def _pull_back(outputs, cotangents, fresh, levels):
     if now[:len(levels)] != levels:
         raise NotImplementedError("vjp_fn was called under vmap levels that do not extend "
                                   "the ones its function ran under")
-    if len(now) > len(levels) and levels:
-        raise NotImplementedError("calling vjp_fn under a new vmap when its function also "
-                                  "ran under vmap is not supported by minitorch")
     full_outs = [to_full(o, levels) for o in outputs]
     full_cts = [to_full(c, levels) for c in cotangents]
     with grad_mode.enable_grad():
@@ -274,6 +271,8 @@ def jvp(func, primals, tangents, *, strict=False, has_aux=False):
             f"be. Got primals with structure {_spec_repr(p_spec)} and tangents with structure "
             f"{_spec_repr(t_spec)}")
     _check_tensors(p_leaves + t_leaves)
+    keep = grad_mode.is_grad_enabled() and (
+        _depth[0] > 0 or any(t.requires_grad for t in p_leaves + t_leaves))
     level = forward_ad._push_level()
     try:
         duals = [forward_ad.make_dual(p, t, level=level) for p, t in zip(p_leaves, t_leaves)]
@@ -286,8 +285,8 @@ def jvp(func, primals, tangents, *, strict=False, has_aux=False):
                 raise RuntimeError(f"jvp(f, primals, tangents): expected f(*primals) to "
                                    f"return only tensors, got unsupported type {type(o)}")
             p, t = forward_ad.unpack_dual(o, level=level)
-            primals_out.append(p)
-            tangents_out.append(t if t is not None else _zeros(o))
+            primals_out.append(_lower(p, keep))
+            tangents_out.append(_lower(t, keep) if t is not None else _zeros(o))
     finally:
         forward_ad.exit_dual_level(level=level)
     out = (tree_unflatten(primals_out, out_spec), tree_unflatten(tangents_out, out_spec))

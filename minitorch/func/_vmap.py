@@ -42,6 +42,10 @@ class _NoValues(np.ndarray):
         raise RuntimeError(_NO_VALUES)
 
     def __array_function__(self, func, types, args, kwargs):
+        if func is np.reshape:      # a view of the example's shape: the rule decides
+            shape = args[1] if len(args) > 1 else kwargs["newshape"]
+            return _stand_in(np.empty(self.shape, dtype=bool).reshape(shape).shape,
+                             self.dtype)
         if func in (np.shape, np.ndim, np.size, np.result_type):
             return func(*[np.asarray(a) if isinstance(a, _NoValues) else a for a in args],
                         **kwargs)
@@ -174,22 +178,54 @@ def live_levels():
 
 # ----- moving between the batched and the full form ------------------------------------
 def to_full(t, levels):
-    """``t`` as a plain tensor with one leading dim per level in ``levels`` (outermost
-    first): the batch dims it has, and the others made by expanding (no copy)."""
-    for level in reversed(levels):
-        if is_batched(t, level):
-            t = t._value
-        else:
-            size = batch_size(level)
-            t = t.unsqueeze(0).expand(size, *t.shape)
-    return t
+    """``t`` with one leading dim per level in ``levels`` (ascending): the batch dims it
+    has there, and the others made by expanding (no copy).  Batch dims of other levels
+    stay batched (wrapped around the result)."""
+    physical, dim_levels = _peel(t)
+    others = sorted(lv for lv in dim_levels if lv not in levels)
+    return _arranged(physical, dim_levels, others + list(levels), others)
 
 
 def from_full(t, levels):
-    """The inverse of ``to_full``: a plain tensor with leading batch dims, wrapped."""
-    for level in levels:
-        t = wrap(t, level)
-    return t
+    """The inverse of ``to_full``: ``t``'s leading dims are batch dims of ``levels``
+    (ascending), under whatever levels ``t`` is itself batched at."""
+    physical, dim_levels = _peel(t)
+    dim_levels = dim_levels + list(levels)
+    order = sorted(set(dim_levels))
+    return _arranged(physical, dim_levels, order, order)
+
+
+def _peel(t):
+    """The plain tensor under all of ``t``'s wrappers, and the level of each of its
+    leading dims (the innermost wrapper's batch dim comes first)."""
+    seen = []
+    while type(t) is BatchedTensor:
+        seen.append(t._level)
+        t = t._value
+    return t, seen[::-1]
+
+
+def _arranged(physical, dim_levels, order, wrapped):
+    """Put the leading batch dims in ``order`` (expanding any level missing), then wrap
+    the first ``len(wrapped)`` of them as BatchedTensors (innermost first).  A level
+    that labels two dims (a tangent batched at the level its primal was expanded to)
+    means example ``b`` of one goes with example ``b`` of the other: the diagonal."""
+    for level in set(dim_levels):
+        while dim_levels.count(level) > 1:
+            i = dim_levels.index(level)
+            j = dim_levels.index(level, i + 1)
+            physical = physical.diagonal(0, i, j).movedim(-1, 0)
+            dim_levels = [level] + [lv for k, lv in enumerate(dim_levels) if k not in (i, j)]
+    for level in order:
+        if level not in dim_levels:
+            physical = physical.unsqueeze(0).expand(batch_size(level), *physical.shape)
+            dim_levels = [level] + dim_levels
+    source = [dim_levels.index(level) for level in order]
+    if source != list(range(len(order))):
+        physical = physical.permute(*source, *range(len(order), physical.ndim))
+    for level in wrapped:
+        physical = wrap(physical, level)
+    return physical
 
 
 # ----- dual tensors under vmap --------------------------------------------------------------
