@@ -31,6 +31,7 @@ from ._legacy import *  # noqa: E402,F401,F403
 __version__ = "0.2.0"
 from . import nn, optim, utils  # noqa: E402,F401
 from . import func  # noqa: E402,F401  (torch.func: chapter 17)
+from .utils import checkpoint as _checkpoint  # noqa: E402,F401  (chapter 18)
 from .serialization import save, load  # noqa: E402,F401
 from .utils import data as _data  # noqa: E402  (minitorch.utils.data works after `import minitorch`)
 del _data

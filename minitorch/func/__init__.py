@@ -30,7 +30,7 @@ from .. import autograd
 from .._tensor import Tensor
 from ..autograd import forward_ad, grad_mode
 from ._vmap import (vmap, tree_flatten, tree_unflatten, live_levels, to_full, from_full,
-                    BatchedTensor, _spec_repr)
+                    BatchedTensor, wrap, _spec_repr)
 from ._functional_call import functional_call, stack_module_state
 
 __all__ = ["grad", "grad_and_value", "vjp", "jvp", "vmap", "jacrev", "jacfwd", "hessian",
@@ -95,10 +95,13 @@ def _fresh_input(t, levels):
 def _lower(t, keep_graph):
     """A result handed back to the caller: without its graph unless one is needed
     (tangents of outer jvps are kept either way)."""
-    if keep_graph or not isinstance(t, Tensor) or not t.requires_grad:
+    if keep_graph or not isinstance(t, Tensor):
         return t
     if isinstance(t, BatchedTensor):
-        return t.detach()
+        value = _lower(t._value, False)
+        return t if value is t._value else wrap(value, t._level)
+    if not t.requires_grad:
+        return t
     return forward_ad.copy_tangents(t, t.detach())
 
 
