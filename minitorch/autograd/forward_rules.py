@@ -104,7 +104,12 @@ def through_backward(cls):
                 return zero(primals, tangents, out, args)
             us = [_zeros(o).requires_grad_() for o in floats]
             grads = autograd_grad(floats, leaves, us, create_graph=True, allow_unused=True)
-            pairs = [(g, t) for g, t in zip(grads, used) if g is not None and g.requires_grad]
+            if any(g is not None and not g.requires_grad for g in grads):
+                raise RuntimeError(
+                    f"{cls.__name__} has no jvp rule, and its backward cannot be "
+                    "differentiated (it is once_differentiable), so forward mode cannot go "
+                    "through it. Write a rule for it in autograd/forward_rules.py.")
+            pairs = [(g, t) for g, t in zip(grads, used) if g is not None]
             if not pairs:
                 return zero(primals, tangents, out, args)
             jt = autograd_grad([g for g, _ in pairs], us, [t for _, t in pairs],
@@ -184,6 +189,33 @@ def _convolution(primals, tangents, out, args):
     return total
 
 
+def _batch_norm(primals, tangents, out, args):
+    """``(x - mean) / sqrt(var + eps) * weight + bias``; in training the mean and variance
+    are the batch's own, so they move with ``x`` too."""
+    x, weight, bias, mean, var, eps, training = primals
+    dims = (0,) + tuple(range(2, x.ndim))
+    shape = (1, -1) + (1,) * (x.ndim - 2)
+    as_array = (lambda v: v._data if isinstance(v, Tensor) else np.asarray(v))  # noqa: E731
+    inv_std = Tensor._wrap((1 / np.sqrt(as_array(var) + eps)).reshape(shape)
+                           .astype(x._data.dtype))
+    xhat = (x - Tensor._wrap(as_array(mean).reshape(shape).astype(x._data.dtype))) * inv_std
+    total = None
+    if tangents[0] is not None:
+        t = tangents[0]
+        if training:
+            t = t - t.mean(dims, keepdim=True) - xhat * (xhat * t).mean(dims, keepdim=True)
+        total = t * inv_std
+        if weight is not None:
+            total = total * weight.reshape(shape)
+    if weight is not None and tangents[1] is not None:
+        term = xhat * tangents[1].reshape(shape)
+        total = term if total is None else total + term
+    if bias is not None and tangents[2] is not None:
+        term = _fit(tangents[2].reshape(shape), out)
+        total = term if total is None else total + term
+    return total
+
+
 def _softmax(primals, tangents, out, args):
     t, dim = tangents[0], args[1]
     return out * (t - (t * out).sum(dim, keepdim=True))
@@ -194,8 +226,18 @@ def _log_softmax(primals, tangents, out, args):
     return t - (t * out.exp()).sum(dim, keepdim=True)
 
 
+def _as_mask(mask):
+    """``where``'s condition and ``masked_fill``'s mask reach the op as arrays."""
+    if isinstance(mask, np.ndarray):
+        from ..func._vmap import owner_of
+        owner = owner_of(mask)
+        return owner if isinstance(owner, Tensor) else Tensor._wrap(mask)
+    return mask
+
+
 def _where(primals, tangents, out, args):
     condition, a, b = primals
+    condition = _as_mask(condition)
     ta = tangents[1] if tangents[1] is not None else (_zeros(a) if isinstance(a, Tensor) else 0.)
     tb = tangents[2] if tangents[2] is not None else (_zeros(b) if isinstance(b, Tensor) else 0.)
     return ops.where(condition, ta, tb) if isinstance(ta, Tensor) or isinstance(tb, Tensor) \
@@ -204,6 +246,7 @@ def _where(primals, tangents, out, args):
 
 def _masked_fill(primals, tangents, out, args):
     a, mask, value = primals
+    mask = _as_mask(mask)
     tvalue = tangents[2] if len(tangents) > 2 and tangents[2] is not None else 0.
     return _or_zeros(tangents[0], a).masked_fill(mask, tvalue)
 
@@ -393,7 +436,7 @@ def _build_table():
         pw.Where: _where, pw.MaskedFill: _masked_fill,
         la.Mm: _bilinear(la.Mm), la.Bmm: _bilinear(la.Bmm), la.Dot: _bilinear(la.Dot),
         la.Mv: _bilinear(la.Mv), la.Addmm: _addmm, conv.Convolution: _convolution,
-        rd.Softmax: _softmax, rd.LogSoftmax: _log_softmax,
+        rd.Softmax: _softmax, rd.LogSoftmax: _log_softmax, F.NativeBatchNorm: _batch_norm,
         ip.AddInplace: _add_alpha(1), ip.SubInplace: _add_alpha(-1),
         ip.MulInplace: _mul_inplace, ip.DivInplace: _div_inplace, ip.Copy: _copy,
         ip.FillTensor: _fill_tensor, ix.SetItem: _setitem,

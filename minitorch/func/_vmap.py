@@ -25,6 +25,8 @@ dtype, which says so if something tries to read values from it: code that reads
 x > 0``) raises PyTorch's error.
 """
 
+import weakref
+
 import numpy as np
 
 from .._tensor import Tensor
@@ -104,6 +106,7 @@ def wrap(value, level):
     """A BatchedTensor of ``level`` holding ``value`` (batch dim first)."""
     bt = object.__new__(BatchedTensor)
     bt._data = _stand_in(tuple(value.shape)[1:], value._data.dtype)
+    bt._data._owner = weakref.ref(bt)   # ops that take a mask as an array find it again
     bt._requires_grad = False
     bt._grad_fn = None
     bt._output_nr = 0
@@ -120,12 +123,24 @@ def is_batched(t, level=None):
 def unwrap(t, level):
     """The batched value of ``t`` at ``level`` (batch dim first), or None if ``t`` is
     not batched there."""
+    t = owner_of(t)
     return t._value if type(t) is BatchedTensor and t._level == level else None
+
+
+def owner_of(x):
+    """A mask passed to an op as an array (``where``'s condition) may be the stand-in of
+    a BatchedTensor: that BatchedTensor; anything else as it is."""
+    if type(x) is _NoValues:
+        owner = getattr(x, "_owner", None)
+        bt = owner() if owner is not None else None
+        return bt if bt is not None else x
+    return x
 
 
 def _top_level_of(args):
     top = None
     for a in args:
+        a = owner_of(a)
         if type(a) is BatchedTensor:
             if top is None or a._level > top:
                 top = a._level

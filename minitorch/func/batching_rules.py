@@ -21,6 +21,8 @@ a warning naming the op.  ``coverage()`` lists which ops have rules.
 
 import warnings
 
+import numpy as np
+
 from .._tensor import Tensor
 from .. import ops
 from ..nn import functional as F
@@ -29,7 +31,7 @@ from ..ops import (arithmetic as ar, pointwise as pw, reduction as rd, linalg as
                    shape as sh, indexing as ix, inplace as ip, trig, exponential as ex,
                    rounding as ro, statistics as st, sorting as so, rearranging as re,
                    random as rnd)
-from ._vmap import wrap, unwrap, batch_size, level_info
+from ._vmap import wrap, unwrap, batch_size, level_info, owner_of
 
 __all__ = ["BATCH_RULES", "apply_rule", "coverage"]
 
@@ -48,7 +50,8 @@ def _value_or_self(a, level):
 
 
 def _ndim(a):
-    return a.ndim if isinstance(a, Tensor) else 0
+    a = owner_of(a)
+    return a.ndim if isinstance(a, (Tensor, np.ndarray)) else 0
 
 
 def aligned(args, level):
@@ -63,9 +66,10 @@ def aligned(args, level):
             out.append(a)
             continue
         any_batched = True
-        for _ in range(rank - a.ndim):
+        for _ in range(rank - _ndim(a)):
             v = v.unsqueeze(1)
-        out.append(v)
+        out.append(v if not isinstance(a, np.ndarray) else v._data)   # a mask stays an array
+    
     return out, any_batched
 
 
