@@ -48,6 +48,8 @@ class _NoValues(np.ndarray):
             shape = args[1] if len(args) > 1 else kwargs["newshape"]
             return _stand_in(np.empty(self.shape, dtype=bool).reshape(shape).shape,
                              self.dtype)
+        if func in (np.shares_memory, np.may_share_memory):
+            return False            # a stand-in has no memory to share
         if func in (np.shape, np.ndim, np.size, np.result_type):
             return func(*[np.asarray(a) if isinstance(a, _NoValues) else a for a in args],
                         **kwargs)

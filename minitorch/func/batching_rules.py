@@ -26,7 +26,7 @@ import numpy as np
 from .._tensor import Tensor
 from .. import ops
 from ..nn import functional as F
-from ..nn._functions import activation, loss, normalization
+from ..nn._functions import activation, conv, normalization, padding, pooling
 from ..ops import (arithmetic as ar, pointwise as pw, reduction as rd, linalg as la,
                    shape as sh, indexing as ix, inplace as ip, trig, exponential as ex,
                    rounding as ro, statistics as st, sorting as so, rearranging as re,
@@ -230,6 +230,48 @@ def _setitem(args, level):
     return a
 
 
+def folded_into_first_dim(cls):
+    """Ops on ``(N, C, ...)`` inputs (convolution, pooling, padding, group norm): the
+    batch dim joins N (``(B, N, ...)`` becomes ``(B*N, ...)``), and is split off after."""
+    def rule(args, level):
+        value = unwrap(args[0], level)
+        if value is None or any(unwrap(a, level) is not None for a in args[1:]):
+            return loop_fallback(cls)(args, level)
+        size, n = value.shape[0], value.shape[1]
+        result = cls.apply(value.reshape(size * n, *value.shape[2:]), *args[1:])
+
+        def split(r):
+            return wrap(r.reshape(size, n, *r.shape[1:]), level) \
+                if isinstance(r, Tensor) else r
+        return tuple(split(r) for r in result) if type(result) is tuple else split(result)
+    return rule
+
+
+def on_trailing_dims(cls):
+    """Ops that act on the last dims only (layer norm): the batch dim is one more leading
+    dim, so the op runs on the batched value as it is."""
+    def rule(args, level):
+        if any(unwrap(a, level) is not None for a in args[1:]):
+            return loop_fallback(cls)(args, level)
+        return _wrap_all(cls.apply(unwrap(args[0], level), *args[1:]), level)
+    return rule
+
+
+def _embedding(args, level):
+    weight, indices = args[0], args[1]
+    if unwrap(weight, level) is not None:
+        return loop_fallback(normalization.Embedding)(args, level)
+    return _wrap_all(normalization.Embedding.apply(weight, unwrap(indices, level), *args[2:]),
+                     level)
+
+
+def _repeat(args, level):
+    value, repeats = unwrap(args[0], level), tuple(args[1])
+    for _ in range(len(repeats) - args[0].ndim):
+        value = value.unsqueeze(1)
+    return wrap(re.Repeat.apply(value, (1,) + repeats), level)
+
+
 def _gather(args, level):
     a, dim, index = args
     size = batch_size(level)
@@ -402,7 +444,16 @@ def _build_table():
         la.Addmm: decomposition(lambda bias, a, b: bias + a.mm(b)),
         re.Trace: decomposition(lambda a: a.diagonal().sum()),
         F.MseLoss: decomposition(_mse_loss),
+        normalization.NativeLayerNorm: on_trailing_dims(normalization.NativeLayerNorm),
+        normalization.Embedding: _embedding, re.Repeat: _repeat,
     })
+    for cls in (conv.Convolution, pooling.MaxPool2d, pooling.AvgPool2d,
+                pooling.AdaptiveAvgPool2d, normalization.NativeGroupNorm,
+                padding.ConstantPadNd, padding.CircularPad, padding.ReflectionPad1D,
+                padding.ReflectionPad2D, padding.ReflectionPad3D, padding.ReplicationPad1D,
+                padding.ReplicationPad2D, padding.ReplicationPad3D,
+                padding.SeparableLinearMap):
+        table[cls] = folded_into_first_dim(cls)
     return table
 
 
