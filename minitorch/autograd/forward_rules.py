@@ -109,7 +109,8 @@ def through_backward(cls):
                     f"{cls.__name__} has no jvp rule, and its backward cannot be "
                     "differentiated (it is once_differentiable), so forward mode cannot go "
                     "through it. Write a rule for it in autograd/forward_rules.py.")
-            pairs = [(g, t) for g, t in zip(grads, used) if g is not None]
+            pairs = [(g if g.shape == t.shape else g.sum_to_size(t.shape), t)
+                     for g, t in zip(grads, used) if g is not None]
             if not pairs:
                 return zero(primals, tangents, out, args)
             jt = autograd_grad([g for g, _ in pairs], us, [t for _, t in pairs],

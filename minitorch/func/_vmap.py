@@ -41,6 +41,9 @@ class _NoValues(np.ndarray):
     with (any numpy computation on it raises)."""
 
     def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
+        if method == "reduce" and ufunc in _BOUNDS and kwargs.get("axis", 0) is None \
+                and len(inputs) == 1:
+            return ufunc.reduce(_batch_values(self), axis=None)
         raise RuntimeError(_NO_VALUES)
 
     def __array_function__(self, func, types, args, kwargs):
@@ -54,6 +57,20 @@ class _NoValues(np.ndarray):
             return func(*[np.asarray(a) if isinstance(a, _NoValues) else a for a in args],
                         **kwargs)
         raise RuntimeError(_NO_VALUES)
+
+
+# A bound over every value (the smallest target, whether all are true) holds for each
+# example if it holds for the batch: checks written as such reductions work under vmap.
+_BOUNDS = (np.minimum, np.maximum, np.logical_and, np.logical_or)
+
+
+def _batch_values(stand_in):
+    owner = owner_of(stand_in)
+    if owner is stand_in:
+        raise RuntimeError(_NO_VALUES)
+    while type(owner) is BatchedTensor:
+        owner = owner._value
+    return owner._data
 
 
 _NO_VALUES = ("vmap: an operation read the values of a batched tensor directly instead of "

@@ -272,6 +272,53 @@ def _repeat(args, level):
     return wrap(re.Repeat.apply(value, (1,) + repeats), level)
 
 
+def _sum_to_size(args, level):
+    value, shape = unwrap(args[0], level), tuple(args[1])
+    lead = (1,) * (args[0].ndim - len(shape))
+    summed = value.sum_to_size(value.shape[0], *lead, *shape)
+    return wrap(summed.reshape(value.shape[0], *shape), level)
+
+
+def _index_put_accumulate(args, level):
+    grad, key, shape = args
+    value = unwrap(grad, level)
+    parts = key if type(key) is tuple else (key,)
+    if value is None or any(owner_of(k) is not k for k in parts
+                            if isinstance(k, np.ndarray)) or \
+            sum(isinstance(k, np.ndarray) for k in parts) > 1:
+        return loop_fallback(ix.IndexPutAccumulate)(args, level)
+    size = batch_size(level)
+    return wrap(ix.IndexPutAccumulate.apply(value, (slice(None),) + parts,
+                                            (size,) + tuple(shape)), level)
+
+
+def _nll_loss(args, level):
+    """``nll_loss`` on (N, C) scores: the batch joins N with ``reduction='none'``, then
+    each example's losses are reduced on their own."""
+    input, target, weight, ignore_index, reduction = args
+    target_bt = owner_of(target)
+    target_value = unwrap(target_bt, level)
+    scores = unwrap(input, level)
+    if input.ndim != 2 or (scores is None and target_value is None):
+        return loop_fallback(F.NllLoss)(args, level)
+    size, n = batch_size(level), input.shape[0]
+    if scores is None:
+        scores = input.unsqueeze(0).expand(size, *input.shape)
+    labels = target_value._data if target_value is not None else \
+        np.broadcast_to(np.asarray(target), (size, n))
+    losses = F.NllLoss.apply(scores.reshape(size * n, -1), np.reshape(labels, -1), weight,
+                             ignore_index, "none").reshape(size, n)
+    if reduction == "none":
+        return wrap(losses, level)
+    if reduction == "sum":
+        return wrap(losses.sum(1), level)
+    counted = np.ones(labels.shape) if weight is None else np.asarray(weight)[labels]
+    if ignore_index is not None:
+        counted = counted * (labels != ignore_index)
+    total = Tensor._wrap(counted.sum(1).astype(losses._data.dtype))
+    return wrap(losses.sum(1) / total, level)
+
+
 def _gather(args, level):
     a, dim, index = args
     size = batch_size(level)
@@ -446,6 +493,8 @@ def _build_table():
         F.MseLoss: decomposition(_mse_loss),
         normalization.NativeLayerNorm: on_trailing_dims(normalization.NativeLayerNorm),
         normalization.Embedding: _embedding, re.Repeat: _repeat,
+        rd.SumToSize: _sum_to_size, ix.IndexPutAccumulate: _index_put_accumulate,
+        F.NllLoss: _nll_loss,
     })
     for cls in (conv.Convolution, pooling.MaxPool2d, pooling.AvgPool2d,
                 pooling.AdaptiveAvgPool2d, normalization.NativeGroupNorm,
