@@ -132,8 +132,7 @@ def grad_and_value(func, argnums=0, has_aux=False):
                 output, aux = _split_aux(result, has_aux, "grad_and_value(f)(*args)")
                 _check_scalar(output)
                 full = to_full(output, levels)
-                grads = autograd.grad(full, fresh, grad_outputs=_ones(full),
-                                      create_graph=True, allow_unused=True)
+                grads = _grad_or_none([full], fresh, [_ones(full)], retain_graph=False)
         finally:
             _depth[0] -= 1
         grads = [_lower(from_full(g if g is not None else _zeros(f), levels), keep)
@@ -251,11 +250,20 @@ def _pull_back(outputs, cotangents, fresh, levels):
                                   "the ones its function ran under")
     full_outs = [to_full(o, levels) for o in outputs]
     full_cts = [to_full(c, levels) for c in cotangents]
-    with grad_mode.enable_grad():
-        grads = autograd.grad(full_outs, fresh, grad_outputs=full_cts, retain_graph=True,
-                              create_graph=True, allow_unused=True)
+    grads = _grad_or_none(full_outs, fresh, full_cts, retain_graph=True)
     return [from_full(g, levels) if g is not None else from_full(_zeros(f), levels)
             for g, f in zip(grads, fresh)]
+
+
+def _grad_or_none(outputs, inputs, cotangents, retain_graph):
+    """``autograd.grad`` with ``create_graph`` (so that outer transforms see through it),
+    for the outputs that depend on anything; None for every input if none does."""
+    pairs = [(o, c) for o, c in zip(outputs, cotangents) if o.requires_grad]
+    if not pairs:
+        return [None] * len(inputs)
+    with grad_mode.enable_grad():
+        return autograd.grad([o for o, _ in pairs], inputs, [c for _, c in pairs],
+                             retain_graph=retain_graph, create_graph=True, allow_unused=True)
 
 
 # ----- jvp ---------------------------------------------------------------------------------
