@@ -132,7 +132,7 @@ def grad_and_value(func, argnums=0, has_aux=False):
                 output, aux = _split_aux(result, has_aux, "grad_and_value(f)(*args)")
                 _check_scalar(output)
                 full = to_full(output, levels)
-                grads = _grad_or_none([full], fresh, [_ones(full)], retain_graph=False)
+                grads = _grad_or_none([full], fresh, [_ones(full)], retain_graph=True)
         finally:
             _depth[0] -= 1
         grads = [_lower(from_full(g if g is not None else _zeros(f), levels), keep)
