@@ -24,10 +24,9 @@ CATALOGUE = op_catalogue()
 BATCH = 3
 
 # Ops that reach an op without a batching rule when every input is batched (the loop
-# fallback, with a warning): losses with a reduction, masked_select (its size depends
+# fallback, with a warning): some losses with a reduction, masked_select (its size depends
 # on the values), and conv2d / layer_norm / embedding with batched weights.
-FALLS_BACK = {"bce_logits", "conv2d", "cross_entropy", "embedding", "huber", "layer_norm",
-              "masked_select", "nll_loss"}
+FALLS_BACK = {"bce_logits", "conv2d", "embedding", "huber", "layer_norm", "masked_select"}
 
 # In-place ops on a shared (unbatched) tensor with a batched operand: PyTorch refuses.
 IN_PLACE = {"mul_", "add_", "sub_", "div_", "copy_", "setitem"}
