@@ -96,8 +96,10 @@ class _Frame:
         caught = []
 
         def catch(tensor):
-            caught.append(tensor)
-            return tensor
+            # Keep a graph-free alias: the tensor itself would tie the throwaway graph of
+            # the recomputation to itself (a node saving its own output: a cycle).
+            caught.append(tensor.detach())
+            return None
 
         _, recompute_context = self.context_fn()
         with _rng_state(self.rng_state), grad_mode.enable_grad(), \
