@@ -29,6 +29,7 @@ import weakref
 
 import numpy as np
 
+from .. import _random
 from .._tensor import Tensor
 from ..autograd import _interpose, function
 from ..autograd import forward_ad
@@ -197,6 +198,7 @@ def _push(size, randomness):
     _levels.append(lv)
     _interpose.vmap_levels.append(lv.number)
     _interpose.refresh()
+    _random.draw_check[0] = _check_draw
     return lv.number
 
 
@@ -204,6 +206,43 @@ def _pop(number):
     _levels.pop()
     _interpose.vmap_levels.pop()
     _interpose.refresh()
+    pending_draw[0] = False
+    if not _levels:
+        _random.draw_check[0] = None
+
+
+drawing_per_example = [False]   # set by the batching rule of an in-place random op
+
+
+def _check_draw():
+    """vmap's randomness rule, before any random draw: ``'error'`` refuses; ``'same'``
+    lets the draw serve every example; ``'different'`` needs a draw per example, which
+    the in-place random ops (``normal_``, ``bernoulli_``...) make on the batched value,
+    and other draws (``randn``, ``dropout``) cannot make here."""
+    from .batching_rules import random_error
+    if drawing_per_example[0]:
+        return
+    if any(lv.randomness == "error" for lv in _levels):
+        raise random_error()
+    if any(lv.randomness == "different" for lv in _levels):
+        pending_draw[0] = True      # fine if an in-place random op on a batched tensor
+                                    # comes next (its rule draws per example)
+
+
+pending_draw = [False]
+
+
+def refuse_shared_draw(cls):
+    """A draw under ``randomness='different'`` that no per-example rule made (``randn``,
+    ``dropout``): its numbers would be shared by every example, so refuse them."""
+    from .batching_rules import RANDOM_FILLS
+    pending_draw[0] = False
+    if cls not in RANDOM_FILLS:
+        raise NotImplementedError(
+            "vmap(randomness='different'): minitorch draws per-example random numbers only "
+            "in the in-place random ops (normal_, uniform_, bernoulli_...) applied to a "
+            "batched tensor. Draw the noise outside vmap and pass it in batched, or use "
+            "randomness='same'.")
 
 
 def live_levels():
@@ -283,6 +322,9 @@ class _BatchedApply:
     @staticmethod
     def top_level(args):
         return _top_level_of(args)
+
+    pending_draw = pending_draw
+    refuse_shared_draw = staticmethod(refuse_shared_draw)
 
     def __call__(self, cls, args, level):
         from . import batching_rules

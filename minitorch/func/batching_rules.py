@@ -31,7 +31,7 @@ from ..ops import (arithmetic as ar, pointwise as pw, reduction as rd, linalg as
                    shape as sh, indexing as ix, inplace as ip, trig, exponential as ex,
                    rounding as ro, statistics as st, sorting as so, rearranging as re,
                    random as rnd)
-from ._vmap import wrap, unwrap, batch_size, level_info, owner_of
+from ._vmap import wrap, unwrap, batch_size, level_info, owner_of, drawing_per_example
 
 __all__ = ["BATCH_RULES", "apply_rule", "coverage"]
 
@@ -358,12 +358,16 @@ def _random_fill(cls):
                     "your usage, please file an issue with functorch.")
             cls.apply(*args)
             return args[0]
-        if randomness == "different":
-            cls.apply(value, *args[1:])
-        else:
-            first = value.select(0, 0)
-            cls.apply(first, *args[1:])
-            value.copy_(first.clone().unsqueeze(0).expand_as(value))
+        drawing_per_example[0] = True
+        try:
+            if randomness == "different":
+                cls.apply(value, *args[1:])
+            else:
+                first = value.select(0, 0)
+                cls.apply(first, *args[1:])
+                value.copy_(first.clone().unsqueeze(0).expand_as(value))
+        finally:
+            drawing_per_example[0] = False
         return args[0]
     return rule
 
@@ -444,6 +448,8 @@ ELEMENTWISE_INPLACE = [ip.AddInplace, ip.SubInplace, ip.MulInplace, ip.DivInplac
                        ip.Fill, ip.FillTensor, ip.Zero, ip.ReluInplace, F.ReluInplace,
                        activation.EluInplace, activation.LeakyReluInplace,
                        activation.HardtanhInplace]
+
+RANDOM_FILLS = (rnd.Uniform, rnd.Normal, rnd.Bernoulli, rnd.Exponential, rnd.RandomIntegers)
 
 INPLACE_FALLBACK = ELEMENTWISE_INPLACE + [ix.SetItem, rnd.Uniform, rnd.Normal,
                                           rnd.Bernoulli, rnd.Exponential,

@@ -112,6 +112,20 @@ def test_randomness_different_and_same():
     np.testing.assert_array_equal(same[0].numpy(), same[1].numpy())
 
 
+@pytest.mark.parametrize("draw, noise", [
+    (lambda a: a + torch.randn(4, dtype=torch.float64), lambda out, a: out - a),
+    (lambda a: torch.nn.functional.dropout(a, 0.5), lambda out, a: out / a),
+])
+def test_randomness_of_draws_that_are_not_in_place(draw, noise):
+    with pytest.raises(RuntimeError, match="randomness error mode"):
+        vmap(draw)(x)
+    inputs = x + 1
+    same = noise(vmap(draw, randomness="same")(inputs), inputs)
+    np.testing.assert_allclose(same[0].numpy(), same[1].numpy())
+    with pytest.raises(NotImplementedError, match="randomness='different'"):
+        vmap(draw, randomness="different")(x)
+
+
 def test_an_op_without_a_rule_loops_with_pytorchs_warning():
     from minitorch.func import batching_rules
     batching_rules._warned.clear()
