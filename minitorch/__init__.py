@@ -33,6 +33,8 @@ from .ops.einsum import einsum  # noqa: E402,F401
 __version__ = "0.2.0"
 from . import linalg, nn, optim, utils  # noqa: E402,F401
 from .linalg import matrix_exp  # noqa: E402,F401
+from . import func  # noqa: E402,F401  (torch.func)
+from .utils import checkpoint as _checkpoint  # noqa: E402,F401
 from .serialization import save, load  # noqa: E402,F401
 from .utils import data as _data  # noqa: E402  (minitorch.utils.data works after `import minitorch`)
 del _data

@@ -82,13 +82,22 @@ def set_rng_state(state):
     default_generator.set_state(state)
 
 
+# Set while a vmap is live (chapter 17): called before every draw, it applies vmap's
+# ``randomness`` rule.
+draw_check = [None]
+
+
 def generator():
     """The numpy Generator behind the default stream (for ops that draw random numbers)."""
+    if draw_check[0] is not None:
+        draw_check[0]()
     return default_generator._rng
 
 
 def generator_of(gen):
     """The numpy Generator of ``gen`` (a minitorch Generator), or the default one."""
+    if draw_check[0] is not None:
+        draw_check[0]()
     if gen is None:
         return default_generator._rng
     if not isinstance(gen, Generator):

@@ -93,6 +93,7 @@ class Tensor:
     _acc_ref = None                 # weak reference to this leaf's AccumulateGrad node
     _is_inference = False
     _view_made_without_grad = False # a view taken under no_grad of a tensor that requires grad
+    _fw_grads = None                # forward-mode tangents, by dual level (chapter 16)
 
     __hash__ = object.__hash__      # tensors hash by identity, even though == is elementwise
     __array_priority__ = 1000       # numpy defers to Tensor in `ndarray + tensor`
@@ -1439,7 +1440,7 @@ def _add_in_place(function, t, other, alpha, name):
         ops.check_in_place(t, other)    # an optimizer's update: nothing else to check
         state = grad_mode._state
         if not (state.enabled and (t._requires_grad or other._requires_grad)) \
-                and not state.inference:
+                and not state.inference and transform_apply[0] is None:
             return ops.update_unrecorded(function, t, other, alpha)
         return function.apply(t, other, alpha)
     other = _number_or_tensor(other)
@@ -1504,6 +1505,7 @@ def _add_hook(hooks, hook):
 # imported here, once the class exists.  This is the one place where the
 # core's modules are tied to each other.
 from .autograd import grad_mode  # noqa: E402
+from .autograd.function import transform_apply  # noqa: E402  (forward mode, vmap)
 from .autograd.graph import AccumulateGrad  # noqa: E402
 from .utils.hooks import RemovableHandle, hook_dict  # noqa: E402
 from . import ops, autograd, _creation, _device  # noqa: E402

@@ -19,12 +19,13 @@ from .gradcheck import gradcheck, gradgradcheck, GradcheckError
 from . import functional, anomaly_mode, profiler
 from .anomaly_mode import detect_anomaly, set_detect_anomaly
 from .variable import Variable
+from . import forward_ad
 
 __all__ = ["Function", "once_differentiable", "backward", "grad", "gradcheck", "gradgradcheck",
            "GradcheckError", "no_grad", "enable_grad", "set_grad_enabled", "is_grad_enabled",
            "inference_mode", "is_inference_mode_enabled", "graph", "function", "grad_mode",
            "functional", "detect_anomaly", "set_detect_anomaly", "InplaceFunction", "Variable",
-           "profiler"]
+           "profiler", "forward_ad"]
 
 graph.saved_tensors_hooks = saved.saved_tensors_hooks     # PyTorch's spelling: autograd.graph.*
 graph.save_on_cpu = saved.save_on_cpu

@@ -35,6 +35,11 @@ from .saved import SavedTensor, RawSavedTensor, current_hooks, _active as saved_
 __all__ = ["Function", "FunctionCtx", "BackwardCFunction", "once_differentiable", "InplaceFunction",
            "edge_to"]
 
+# While a transform is live (a forward-AD dual level, a vmap), the function that every
+# ``apply`` hands its call to instead (chapters 16 and 17); None otherwise, so the usual
+# path pays one list lookup for it.
+transform_apply = [None]
+
 
 class FunctionCtx:
     """The methods ``forward`` (or ``setup_context``) may call on its ``ctx``."""
@@ -52,8 +57,15 @@ class FunctionCtx:
         self._to_save = tensors
 
     def save_for_forward(self, *tensors):
-        raise NotImplementedError("minitorch has no forward-mode automatic differentiation, so "
-                                  "save_for_forward is not supported; use save_for_backward")
+        """Keep tensors (or None) for ``jvp``, which reads them from ``ctx.saved_tensors``
+        (chapter 16)."""
+        for i, t in enumerate(tensors):
+            if not (t is None or isinstance(t, Tensor)):
+                raise TypeError(
+                    f"save_for_forward expects all arguments to be tensors; you should "
+                    f"save non-tensors as attributes on ctx: argument {i} is "
+                    f"{type(t).__name__}")
+        self._to_save_forward = tensors
 
     def mark_dirty(self, *tensors):
         """Declare the inputs that ``forward`` modified in place (and returns)."""
@@ -98,6 +110,8 @@ class BackwardCFunction(Node, FunctionCtx):
     _output_meta = ()       # (shape, dtype) of each output: zeros for missing gradients
     _input_meta = None      # (shape, dtype) of each input, to check what backward returns
     materialize_grads = True
+    _in_jvp = False
+    _to_save_forward = ()
 
     @property
     def saved_tensors(self):
@@ -105,6 +119,8 @@ class BackwardCFunction(Node, FunctionCtx):
         return self._unpack_saved()
 
     def _unpack_saved(self):
+        if self._in_jvp:                # ``jvp`` reads what save_for_forward kept
+            return tuple(self._to_save_forward)
         if self._saved is None:         # not recorded: hand back what was given
             return tuple(self._to_save)
         return tuple(None if s is None else s.unpack(self) for s in self._saved)
@@ -343,6 +359,13 @@ class Function(metaclass=FunctionMeta):
     def apply(cls, *args, **kwargs):
         """Run ``forward`` on ``args`` and, when grad mode is on and an input requires
         grad, record the call in the backward graph."""
+        if transform_apply[0] is not None:
+            return transform_apply[0](cls, args, kwargs)
+        return cls._apply_with_ctx(args, kwargs)[0]
+
+    @classmethod
+    def _apply_with_ctx(cls, args, kwargs):
+        """``apply``'s work, returning the ctx too (forward mode calls ``jvp`` with it)."""
         if kwargs or cls._setup_context_style:
             args = _bind_arguments(cls, args, kwargs)
         ctx = cls._backward_cls()                                   # 1. the node
@@ -354,7 +377,15 @@ class Function(metaclass=FunctionMeta):
             _record(ctx, args, outputs)                             # 3. record
         else:
             finish_unrecorded(ctx, outputs)
-        return outputs[0] if type(result) is not tuple else tuple(outputs)
+        return (outputs[0] if type(result) is not tuple else tuple(outputs)), ctx
+
+    @staticmethod
+    def jvp(ctx, *grad_inputs):
+        """Forward mode: the tangent of each output, given the tangent of each input
+        (chapter 16).  Read what forward kept with ``ctx.save_for_forward`` from
+        ``ctx.saved_tensors``."""
+        raise NotImplementedError("You must implement the jvp function for custom "
+                                  "autograd.Function to use it with forward mode AD.")
 
 
 def _bind_arguments(cls, args, kwargs):

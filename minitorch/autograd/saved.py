@@ -44,11 +44,12 @@ class SavedTensor:
     """
 
     __slots__ = ("tensor", "data", "version_counter", "saved_version", "output_nr", "packed",
-                 "unpack_hook", "freed", "link")
+                 "unpack_hook", "freed", "link", "tangents")
 
     def __init__(self, tensor, output_nr=None, hooks=None):
         """``output_nr`` is set when ``tensor`` is an output of the saving node."""
         self.output_nr = output_nr
+        self.tangents = None        # a saved output's forward-mode tangents (chapter 16)
         self.freed = False
         self.version_counter = tensor._version_counter
         self.saved_version = tensor._version_counter.version
@@ -71,7 +72,10 @@ class SavedTensor:
         self.check_version(node)
         if self.output_nr is None:
             return self.tensor
-        return Tensor._saved_output(self.data, self.version_counter, node, self.output_nr)
+        t = Tensor._saved_output(self.data, self.version_counter, node, self.output_nr)
+        if self.tangents is not None:
+            t._fw_grads = self.tangents
+        return t
 
     def _relinked(self, tensor, node):
         """What the unpack hook returned, put back in the graph where the saved tensor was

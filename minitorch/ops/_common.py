@@ -8,6 +8,7 @@ from .._dtype import result_type, float_result, from_numpy_dtype
 from .._tensor import Tensor
 from ..autograd import anomaly_mode, grad_mode
 from ..autograd.function import (BackwardCFunction, Function, as_outputs, describe_outputs,
+                                 transform_apply,
                                  edge_to, finish_unrecorded, link_into_graph, share_version_counter,
                                  save_and_mark_dirty, _fresh_memory, _pack_saved,
                                  _only_graph_inputs)
@@ -105,6 +106,8 @@ class BuiltinFunction(Function):
     def apply(cls, *args):
         """``Function.apply``'s three steps, with what the promises make unnecessary left
         out and the common case (one new output, one or two arguments) written out."""
+        if transform_apply[0] is not None:       # forward mode or vmap (chapters 16, 17)
+            return transform_apply[0](cls, args, None)
         ctx = cls._backward_cls()                                   # 1. the node
         ctx._to_save, ctx._saved = (), None
         first, n = args[0], len(args)

@@ -1,0 +1,589 @@
+"""The batching rule of each built-in op: a table (chapter 17).
+
+A rule receives the op's arguments, some of them ``BatchedTensor``s of
+``level``, and returns the op's result as BatchedTensors, computed by calling
+ops on the batched values (batch dim first).  The kinds of rules:
+
+* ``elementwise``: give each batched value as many dims as the widest argument
+  (``x`` of shape ``(B, 3)`` against ``y`` of shape ``(4, 3)`` becomes
+  ``(B, 1, 3)``), then call the same op: broadcasting does the rest.
+* ``with_dims``: an op on dims (reductions, softmax, transpose, select...):
+  each dim argument ``d`` becomes ``d + 1``, past the batch dim.
+* rules written out: views with a shape (the batch size is prepended), matrix
+  products (``matmul`` broadcasts over the batch dim), ``cat``/``stack``,
+  indexing (the key gets a leading ``:``), and *decompositions*, which restate an
+  op in other ops on the BatchedTensors themselves (``addmm`` as ``bias + a @ b``).
+* random ops follow vmap's ``randomness``.
+
+Every other op uses ``loop_fallback``: once per example, then ``stack``, with
+a warning naming the op.  ``coverage()`` lists which ops have rules.
+"""
+
+import warnings
+
+import numpy as np
+
+from .._tensor import Tensor
+from .. import ops
+from ..nn import functional as F
+from ..nn._functions import activation, conv, normalization, padding, pooling
+from ..ops import (arithmetic as ar, pointwise as pw, reduction as rd, linalg as la,
+                   shape as sh, indexing as ix, inplace as ip, trig, exponential as ex,
+                   rounding as ro, statistics as st, sorting as so, rearranging as re,
+                   random as rnd)
+from ._vmap import wrap, unwrap, batch_size, level_info, owner_of, drawing_per_example
+
+__all__ = ["BATCH_RULES", "apply_rule", "coverage"]
+
+
+def _wrap_all(result, level):
+    if type(result) is tuple:
+        return tuple(wrap(r, level) if isinstance(r, Tensor) else r for r in result)
+    if type(result) is list:
+        return [wrap(r, level) if isinstance(r, Tensor) else r for r in result]
+    return wrap(result, level) if isinstance(result, Tensor) else result
+
+
+def _value_or_self(a, level):
+    v = unwrap(a, level)
+    return a if v is None else v
+
+
+def _ndim(a):
+    a = owner_of(a)
+    return a.ndim if isinstance(a, (Tensor, np.ndarray)) else 0
+
+
+def aligned(args, level):
+    """The arguments for an elementwise op: each batched value with dims added after its
+    batch dim up to the widest argument's rank; others unchanged.  Also whether any
+    argument was batched."""
+    rank = max(_ndim(a) for a in args)
+    out, any_batched = [], False
+    for a in args:
+        v = unwrap(a, level)
+        if v is None:
+            out.append(a)
+            continue
+        any_batched = True
+        for _ in range(rank - _ndim(a)):
+            v = v.unsqueeze(1)
+        out.append(v if not isinstance(a, np.ndarray) else v._data)   # a mask stays an array
+    
+    return out, any_batched
+
+
+# ----- kinds of rules -----------------------------------------------------------------------
+def elementwise(cls):
+    """Same op on the aligned values; broadcasting pairs the batch dims up."""
+    def rule(args, level):
+        return _wrap_all(cls.apply(*aligned(args, level)[0]), level)
+    return rule
+
+
+def elementwise_inplace(cls):
+    """``a.op_(b)``: ``a`` itself must be batched when anything is."""
+    def rule(args, level):
+        if unwrap(args[0], level) is None:
+            raise RuntimeError(
+                "vmap: inplace arithmetic(self, *extra_args) is not possible because there "
+                "exists a Tensor `other` in extra_args that has more elements than `self`. "
+                "This happened due to `other` being vmapped over but `self` not being vmapped "
+                "over in a vmap. Please try to use out-of-place operators instead of inplace "
+                "arithmetic.")
+        values, _ = aligned(args, level)
+        cls.apply(*values)
+        return args[0]
+    return rule
+
+
+def _shift_dim(d, ndim):
+    if d is None:
+        return None
+    if d < 0:
+        d += max(ndim, 1)
+    return d + 1
+
+
+def _shift(dims, ndim):
+    if dims is None:
+        return tuple(range(1, ndim + 1))
+    if isinstance(dims, (tuple, list)):
+        return type(dims)(_shift_dim(d, ndim) for d in dims)
+    return _shift_dim(dims, ndim)
+
+
+def with_dims(cls, *positions):
+    """An op whose arguments at ``positions`` are dims of its first input."""
+    def rule(args, level):
+        value = unwrap(args[0], level)
+        if value is None or any(unwrap(a, level) is not None for a in args[1:]):
+            return loop_fallback(cls)(args, level)
+        n = args[0].ndim
+        new = [value] + list(args[1:])
+        for p in positions:
+            if p < len(new):
+                new[p] = _shift(new[p], n)
+        return _wrap_all(cls.apply(*new), level)
+    return rule
+
+
+def full_reduction(reduce):
+    """An op over every element (``x.sum()``): the same over every dim but the batch's."""
+    def rule(args, level):
+        value = unwrap(args[0], level)
+        dims = tuple(range(1, value.ndim))
+        return wrap(reduce(value, dims) if dims else reduce(value.unsqueeze(1), (1,)), level)
+    return rule
+
+
+def decomposition(restated):
+    """The op restated in other ops, called on the BatchedTensors themselves."""
+    def rule(args, level):
+        return restated(*args)
+    return rule
+
+
+def _with_shape(cls):
+    """``view``/``reshape``-like ops: the batch size goes in front of the new shape."""
+    def rule(args, level):
+        value, shape = unwrap(args[0], level), tuple(args[1])
+        return wrap(value.reshape(batch_size(level), *shape), level)
+    return rule
+
+
+def _expand(args, level):
+    value, shape = unwrap(args[0], level), tuple(args[1])
+    for _ in range(len(shape) - args[0].ndim):
+        value = value.unsqueeze(1)
+    sizes = [value.shape[i + 1] if s == -1 else s for i, s in enumerate(shape)]
+    return wrap(value.expand(value.shape[0], *sizes), level)
+
+
+def _permute(args, level):
+    value = unwrap(args[0], level)
+    n = args[0].ndim
+    return wrap(value.permute(0, *[_shift_dim(d, n) for d in args[1]]), level)
+
+
+def _t(args, level):
+    value = unwrap(args[0], level)
+    return wrap(value.transpose(1, 2) if args[0].ndim == 2 else value.view_as(value), level)
+
+
+def _unsqueeze(args, level):
+    value = unwrap(args[0], level)
+    d = args[1]
+    if d < 0:
+        d += args[0].ndim + 1
+    return wrap(value.unsqueeze(d + 1), level)
+
+
+def _matmul_like(args, level):
+    """Mm, Bmm, Mv: ``matmul`` on the batched values broadcasts over the batch dim."""
+    a, b = args[0], args[1]
+    va, vb = _value_or_self(a, level), _value_or_self(b, level)
+    if b.ndim == 1 and unwrap(b, level) is not None:      # (.., n, k) @ (B, k)
+        return wrap(ops.matmul(va, vb.unsqueeze(-1)).squeeze(-1), level)
+    return wrap(ops.matmul(va, vb), level)
+
+
+def _tensors_join(kind):
+    """``cat``/``stack``: unbatched tensors are expanded to the batch, then dim + 1."""
+    def rule(args, level):
+        dim, tensors = args[0], args[1:]
+        size = batch_size(level)
+        n = tensors[0].ndim + (1 if kind is sh.Stack else 0)
+        values = [unwrap(t, level) if unwrap(t, level) is not None else
+                  t.unsqueeze(0).expand(size, *t.shape) for t in tensors]
+        return wrap(kind.apply(_shift_dim(dim, n), *values), level)
+    return rule
+
+
+def _index(args, level):
+    """``x[key]`` with basic indices and at most one unbatched index tensor."""
+    a, key = args
+    value = unwrap(a, level)
+    parts = key if type(key) is tuple else (key,)
+    tensors = [k for k in parts if isinstance(k, Tensor)]
+    if value is None or len(tensors) > 1 or any(unwrap(k, level) is not None
+                                                 for k in tensors):
+        return loop_fallback(ix.Index)(args, level)
+    return wrap(ix.Index.apply(value, (slice(None),) + parts), level)
+
+
+def _setitem(args, level):
+    a, key, v = args
+    value = unwrap(a, level)
+    if value is None:
+        return elementwise_inplace(ix.SetItem)(args, level)
+    parts = key if type(key) is tuple else (key,)
+    if any(isinstance(k, Tensor) for k in parts):
+        return loop_fallback(ix.SetItem)(args, level)
+    target_rank = a[key].ndim
+    if isinstance(v, Tensor) and unwrap(v, level) is not None:
+        v_value = unwrap(v, level)
+        for _ in range(target_rank - v.ndim):
+            v_value = v_value.unsqueeze(1)
+        v = v_value
+    ix.SetItem.apply(value, (slice(None),) + parts, v)
+    return a
+
+
+def folded_into_first_dim(cls):
+    """Ops on ``(N, C, ...)`` inputs (convolution, pooling, padding, group norm): the
+    batch dim joins N (``(B, N, ...)`` becomes ``(B*N, ...)``), and is split off after."""
+    def rule(args, level):
+        value = unwrap(args[0], level)
+        if value is None or any(unwrap(a, level) is not None for a in args[1:]):
+            return loop_fallback(cls)(args, level)
+        size, n = value.shape[0], value.shape[1]
+        result = cls.apply(value.reshape(size * n, *value.shape[2:]), *args[1:])
+
+        def split(r):
+            return wrap(r.reshape(size, n, *r.shape[1:]), level) \
+                if isinstance(r, Tensor) else r
+        return tuple(split(r) for r in result) if type(result) is tuple else split(result)
+    return rule
+
+
+def on_trailing_dims(cls):
+    """Ops that act on the last dims only (layer norm): the batch dim is one more leading
+    dim, so the op runs on the batched value as it is."""
+    def rule(args, level):
+        if any(unwrap(a, level) is not None for a in args[1:]):
+            return loop_fallback(cls)(args, level)
+        return _wrap_all(cls.apply(unwrap(args[0], level), *args[1:]), level)
+    return rule
+
+
+def _embedding(args, level):
+    weight, indices = args[0], args[1]
+    if unwrap(weight, level) is not None:
+        return loop_fallback(normalization.Embedding)(args, level)
+    return _wrap_all(normalization.Embedding.apply(weight, unwrap(indices, level), *args[2:]),
+                     level)
+
+
+def _repeat(args, level):
+    value, repeats = unwrap(args[0], level), tuple(args[1])
+    for _ in range(len(repeats) - args[0].ndim):
+        value = value.unsqueeze(1)
+    return wrap(re.Repeat.apply(value, (1,) + repeats), level)
+
+
+def _sum_to_size(args, level):
+    value, shape = unwrap(args[0], level), tuple(args[1])
+    lead = (1,) * (args[0].ndim - len(shape))
+    summed = value.sum_to_size(value.shape[0], *lead, *shape)
+    return wrap(summed.reshape(value.shape[0], *shape), level)
+
+
+def _index_put_accumulate(args, level):
+    grad, key, shape = args
+    value = unwrap(grad, level)
+    parts = key if type(key) is tuple else (key,)
+    if value is None or any(owner_of(k) is not k for k in parts
+                            if isinstance(k, np.ndarray)) or \
+            sum(isinstance(k, np.ndarray) for k in parts) > 1:
+        return loop_fallback(ix.IndexPutAccumulate)(args, level)
+    size = batch_size(level)
+    return wrap(ix.IndexPutAccumulate.apply(value, (slice(None),) + parts,
+                                            (size,) + tuple(shape)), level)
+
+
+def _nll_loss(args, level):
+    """``nll_loss`` on (N, C) scores: the batch joins N with ``reduction='none'``, then
+    each example's losses are reduced on their own."""
+    input, target, weight, ignore_index, reduction = args
+    target_bt = owner_of(target)
+    target_value = unwrap(target_bt, level)
+    scores = unwrap(input, level)
+    if input.ndim != 2 or (scores is None and target_value is None):
+        return loop_fallback(F.NllLoss)(args, level)
+    size, n = batch_size(level), input.shape[0]
+    if scores is None:
+        scores = input.unsqueeze(0).expand(size, *input.shape)
+    labels = target_value._data if target_value is not None else \
+        np.broadcast_to(np.asarray(target), (size, n))
+    losses = F.NllLoss.apply(scores.reshape(size * n, -1), np.reshape(labels, -1), weight,
+                             ignore_index, "none").reshape(size, n)
+    if reduction == "none":
+        return wrap(losses, level)
+    if reduction == "sum":
+        return wrap(losses.sum(1), level)
+    counted = np.ones(labels.shape) if weight is None else np.asarray(weight)[labels]
+    if ignore_index is not None:
+        counted = counted * (labels != ignore_index)
+    total = Tensor._wrap(counted.sum(1).astype(losses._data.dtype))
+    return wrap(losses.sum(1) / total, level)
+
+
+def _gather(args, level):
+    a, dim, index = args
+    size = batch_size(level)
+    va = unwrap(a, level)
+    vi = unwrap(index, level)
+    va = va if va is not None else a.unsqueeze(0).expand(size, *a.shape)
+    vi = vi if vi is not None else index.unsqueeze(0).expand(size, *index.shape)
+    return wrap(ix.Gather.apply(va, _shift_dim(dim, a.ndim), vi), level)
+
+
+def _index_select(args, level):
+    a, dim, index = args
+    if unwrap(index, level) is not None:
+        return loop_fallback(re.IndexSelect)(args, level)
+    return wrap(re.IndexSelect.apply(unwrap(a, level), _shift_dim(dim, a.ndim), index), level)
+
+
+def _masked_fill(args, level):
+    if isinstance(args[2], Tensor) and unwrap(args[2], level) is not None:
+        return loop_fallback(pw.MaskedFill)(args, level)
+    return elementwise(pw.MaskedFill)(args, level)
+
+
+def _random_fill(cls):
+    """``x.normal_()`` and friends, by vmap's ``randomness``: refused, drawn per example,
+    or drawn once and shared."""
+    def rule(args, level):
+        randomness = level_info(level).randomness
+        if randomness == "error":
+            raise random_error()
+        value = unwrap(args[0], level)
+        if value is None:
+            if randomness == "different":
+                raise RuntimeError(
+                    "vmap: Cannot ask for different inplace randomness on an unbatched "
+                    "tensor. This will appear like same randomness. If this is necessary for "
+                    "your usage, please file an issue with functorch.")
+            cls.apply(*args)
+            return args[0]
+        drawing_per_example[0] = True
+        try:
+            if randomness == "different":
+                cls.apply(value, *args[1:])
+            else:
+                first = value.select(0, 0)
+                cls.apply(first, *args[1:])
+                value.copy_(first.clone().unsqueeze(0).expand_as(value))
+        finally:
+            drawing_per_example[0] = False
+        return args[0]
+    return rule
+
+
+def random_error():
+    return RuntimeError(
+        "vmap: called random operation while in randomness error mode. Please either use the "
+        "'same' or 'different' randomness flags on vmap or perform the randomness operation "
+        "out of vmap")
+
+
+# ----- the fallback ---------------------------------------------------------------------------
+_warned = set()
+
+
+def loop_fallback(cls):
+    """No rule: call the op once per example and stack the results, with PyTorch's
+    warning.  Costs one op call per example (a Python loop)."""
+    def rule(args, level):
+        name = cls.__name__
+        if name not in _warned:
+            _warned.add(name)
+            warnings.warn(
+                f"There is a performance drop because we have not yet implemented the "
+                f"batching rule for {name}. Please file us an issue on GitHub so that we can "
+                f"prioritize its implementation.", UserWarning, stacklevel=4)
+        size = batch_size(level)
+        results = [cls.apply(*_example(args, level, i)) for i in range(size)]
+        if any(cls is c for c in INPLACE_FALLBACK):
+            return args[0]
+        first = results[0]
+        if type(first) in (tuple, list):
+            return type(first)(_stack_or_same([r[j] for r in results], level)
+                               for j in range(len(first)))
+        return _stack_or_same(results, level)
+    return rule
+
+
+def _example(args, level, i):
+    out = []
+    for a in args:
+        v = unwrap(a, level)
+        if v is not None:
+            out.append(v.select(0, i))
+        elif type(a) is tuple:
+            out.append(tuple(unwrap(k, level).select(0, i) if unwrap(k, level) is not None
+                             else k for k in a))
+        else:
+            out.append(a)
+    return out
+
+
+def _stack_or_same(values, level):
+    if not isinstance(values[0], Tensor):
+        return values[0]
+    return wrap(ops.stack(values, 0), level)
+
+
+# ----- the table ------------------------------------------------------------------------------
+ELEMENTWISE = [
+    ar.Add, ar.AddAlpha, ar.AddScalar, ar.Sub, ar.SubAlpha, ar.SubScalar, ar.RSub, ar.Mul,
+    ar.MulByNumber, ar.MulScalar, ar.Div, ar.DivByNumber, ar.DivScalar, ar.Neg, ar.Pow,
+    ar.PowScalar, ar.RPow, ar.Reciprocal, ar.Remainder, ar.RemainderScalar, ar.FloorDivide,
+    pw.Exp, pw.Log, pw.Sqrt, pw.Sigmoid, pw.Tanh, pw.Relu, pw.Abs, pw.Sign, pw.Clamp,
+    pw.ClampTensor, pw.Maximum, pw.Minimum, pw.Where, pw.ReluGrad, pw.SigmoidGrad,
+    pw.TanhGrad, pw.OutputDerivative,
+    trig.Sin, trig.Cos, trig.Tan, trig.Asin, trig.Acos, trig.Atan, trig.Sinh, trig.Cosh,
+    trig.Atan2,
+    ex.Erf, ex.Exp2, ex.Expm1, ex.Log10, ex.Log1p, ex.Log2, ex.Rsqrt, ex.Lerp,
+    ro.Floor, ro.Ceil, ro.Round, ro.Trunc, ro.Frac, ro._Step,
+    activation.Elu, activation.Erf, activation.Gelu, activation.Hardtanh,
+    activation.LeakyRelu, activation.Log1p, activation.LogSigmoid, activation.Silu,
+    activation.Softplus,
+    sh.Clone, sh.Alias, sh.ToCopy,
+]
+
+ELEMENTWISE_INPLACE = [ip.AddInplace, ip.SubInplace, ip.MulInplace, ip.DivInplace, ip.Copy,
+                       ip.Fill, ip.FillTensor, ip.Zero, ip.ReluInplace, F.ReluInplace,
+                       activation.EluInplace, activation.LeakyReluInplace,
+                       activation.HardtanhInplace]
+
+RANDOM_FILLS = (rnd.Uniform, rnd.Normal, rnd.Bernoulli, rnd.Exponential, rnd.RandomIntegers)
+
+INPLACE_FALLBACK = ELEMENTWISE_INPLACE + [ix.SetItem, rnd.Uniform, rnd.Normal,
+                                          rnd.Bernoulli, rnd.Exponential,
+                                          rnd.RandomIntegers]
+
+WITH_DIMS = {   # op: positions of its dim arguments
+    rd.SumDim: (1,), rd.MeanDim: (1,), rd._IN_DTYPE[rd.SumDim]: (1,),
+    rd._IN_DTYPE[rd.MeanDim]: (1,), rd.MaxDim: (1,), rd.MinDim: (1,),
+    rd.Softmax: (1,), rd.LogSoftmax: (1,),
+    st.Amax: (1,), st.Amin: (1,), st.Logsumexp: (1,), st.ProdDim: (1,), st.Std: (1,),
+    st.Var: (1,), st.VectorNorm: (2,), st.Cumsum: (1,), st.Cumprod: (1,),
+    so.Sort: (1,), so.Topk: (2,),
+    re.Flip: (1,), re.Roll: (2,), re.Diagonal: (2, 3), re.Split: (2,),
+    re.SplitWithSizes: (2,), re.Unbind: (1,), re.Tril: (), re.Triu: (),
+    ix.Select: (1,), ix.Slice: (1,),
+    sh.Squeeze: (1,), sh.SqueezeAll: (1,), sh.SqueezeDims: (1,), sh.Transpose: (1, 2),
+    la.SqueezeProduct: (1,),
+}
+
+
+def _build_table():
+    table = {}
+    for cls in ELEMENTWISE:
+        table[cls] = elementwise(cls)
+    for cls in ELEMENTWISE_INPLACE:
+        table[cls] = elementwise_inplace(cls)
+    for cls, positions in WITH_DIMS.items():
+        table[cls] = with_dims(cls, *positions)
+    for cls in (rnd.Uniform, rnd.Normal, rnd.Bernoulli, rnd.Exponential,
+                rnd.RandomIntegers):
+        table[cls] = _random_fill(cls)
+    table.update({
+        sh.View: _with_shape(sh.View), sh.UnsafeView: _with_shape(sh.UnsafeView),
+        sh.Expand: _expand, sh.Permute: _permute, sh.T: _t, sh.Unsqueeze: _unsqueeze,
+        sh.Cat: _tensors_join(sh.Cat), sh.Stack: _tensors_join(sh.Stack),
+        la.Mm: _matmul_like, la.Bmm: _matmul_like, la.Mv: _matmul_like,
+        ix.Index: _index, ix.SetItem: _setitem, ix.Gather: _gather,
+        re.IndexSelect: _index_select, pw.MaskedFill: _masked_fill,
+        rd.Sum: full_reduction(lambda v, d: v.sum(d)),
+        rd.Mean: full_reduction(lambda v, d: v.mean(d)),
+        rd.MaxAll: full_reduction(lambda v, d: v.amax(d)),
+        rd.MinAll: full_reduction(lambda v, d: v.amin(d)),
+        st.Prod: full_reduction(lambda v, d: v.reshape(v.shape[0], -1).prod(1)),
+        la.Dot: decomposition(lambda a, b: (a * b).sum(-1)),
+        la.Addmm: decomposition(lambda bias, a, b: bias + a.mm(b)),
+        re.Trace: decomposition(lambda a: a.diagonal().sum()),
+        F.MseLoss: decomposition(_mse_loss),
+        normalization.NativeLayerNorm: on_trailing_dims(normalization.NativeLayerNorm),
+        normalization.Embedding: _embedding, re.Repeat: _repeat,
+        rd.SumToSize: _sum_to_size, ix.IndexPutAccumulate: _index_put_accumulate,
+        F.NllLoss: _nll_loss,
+    })
+    for cls in (conv.Convolution, pooling.MaxPool2d, pooling.AvgPool2d,
+                pooling.AdaptiveAvgPool2d, normalization.NativeGroupNorm,
+                padding.ConstantPadNd, padding.CircularPad, padding.ReflectionPad1D,
+                padding.ReflectionPad2D, padding.ReflectionPad3D, padding.ReplicationPad1D,
+                padding.ReplicationPad2D, padding.ReplicationPad3D,
+                padding.SeparableLinearMap):
+        table[cls] = folded_into_first_dim(cls)
+    return table
+
+
+def _mse_loss(input, target, reduction):
+    squared = (input - target) ** 2
+    return squared.mean() if reduction == "mean" else squared.sum() \
+        if reduction == "sum" else squared
+
+
+BATCH_RULES = _build_table()
+
+
+def apply_rule(cls, args, level):
+    """Run ``cls`` on ``args``, some batched at ``level``, by its rule or the loop."""
+    rule = BATCH_RULES.get(cls)
+    if rule is None:
+        rule = _custom_function_rule(cls)
+    return rule(args, level)
+
+
+def _custom_function_rule(cls):
+    if issubclass(cls, ops.BuiltinFunction):
+        return loop_fallback(cls)
+    if getattr(cls, "vmap", None) is not None and \
+            not getattr(cls.vmap, "_is_default", False):
+        return _user_vmap_rule(cls)
+    if getattr(cls, "generate_vmap_rule", False):
+        return lambda args, level: _generated(cls, args, level)
+    raise RuntimeError(
+        f"In order to use an autograd.Function with functorch transforms (vmap, grad, jvp, "
+        f"jacrev, ...), it must override the setup_context staticmethod. For more details, "
+        f"please see https://pytorch.org/docs/main/notes/extending.func.html ({cls.__name__}"
+        f" has neither a vmap staticmethod nor generate_vmap_rule=True)")
+
+
+def _user_vmap_rule(cls):
+    """A Function's own ``vmap(info, in_dims, *args) -> (outputs, out_dims)``."""
+    def rule(args, level):
+        info = _VmapInfo(batch_size(level), level_info(level).randomness)
+        values = [_value_or_self(a, level) for a in args]
+        in_dims = tuple(0 if unwrap(a, level) is not None else None for a in args)
+        outputs, out_dims = cls.vmap(info, in_dims, *values)
+        single = not isinstance(outputs, tuple)
+        outs = (outputs,) if single else outputs
+        dims = (out_dims,) * len(outs) if isinstance(out_dims, int) or out_dims is None \
+            else out_dims
+        result = tuple(o if d is None else wrap(o.movedim(d, 0), level)
+                       for o, d in zip(outs, dims))
+        return result[0] if single else result
+    return rule
+
+
+def _generated(cls, args, level):
+    """``generate_vmap_rule=True``: forward itself runs on the BatchedTensors (its ops
+    are batched by their own rules)."""
+    return cls.forward(*args)
+
+
+class _VmapInfo:
+    def __init__(self, batch_size, randomness):
+        self.batch_size, self.randomness = batch_size, randomness
+
+
+def coverage():
+    """Every built-in op and its kind of batching rule (or ``loop fallback``)."""
+    seen, stack = [], [ops.BuiltinFunction]
+    while stack:
+        for sub in stack.pop().__subclasses__():
+            if sub not in seen:
+                seen.append(sub)
+                stack.append(sub)
+    return {cls: ("rule" if cls in BATCH_RULES else "loop fallback") for cls in seen
+            if not _is_base(cls)}
+
+
+def _is_base(cls):
+    """A shared base of several ops (``_OfInput``, ``InPlaceOp``...), never applied itself."""
+    return cls.__name__.startswith("_") or cls.__name__ in ("InPlaceOp", "ViewFunction")

@@ -1,0 +1,158 @@
+"""vmap's arguments and errors as PyTorch 2.13's: in_dims/out_dims (ints, None, nested
+trees), nested vmap, chunk_size, randomness, and what it refuses.
+
+Exception types and messages were read from PyTorch 2.13 on the same calls.
+"""
+
+import warnings
+
+import numpy as np
+import pytest
+
+import minitorch as torch
+from minitorch.func import vmap, grad
+
+pytestmark = pytest.mark.chapter17
+
+x = torch.arange(12, dtype=torch.float64).reshape(3, 4) / 10
+
+
+def test_in_dims_out_dims_and_shared_inputs():
+    np.testing.assert_allclose(vmap(torch.sin, in_dims=1)(x).numpy(), np.sin(x.numpy()).T)
+    out = vmap(lambda a, b: a * b, in_dims=(0, None))(x, torch.ones(4, dtype=torch.float64))
+    np.testing.assert_allclose(out.numpy(), x.numpy())
+    first, second = vmap(lambda a: (a, a), out_dims=(0, 1))(x)
+    assert tuple(first.shape) == (3, 4) and tuple(second.shape) == (4, 3)
+    assert tuple(vmap(lambda a: a.sum(), in_dims=-1)(x).shape) == (4,)
+
+
+def test_pytrees_in_and_out():
+    data = {"a": x, "b": torch.ones(4, dtype=torch.float64)}
+    out = vmap(lambda d: {"p": d["a"] * d["b"], "s": d["a"].sum()},
+               in_dims=({"a": 0, "b": None},))(data)
+    assert tuple(out["p"].shape) == (3, 4) and tuple(out["s"].shape) == (3,)
+    pairs = vmap(lambda t: t[0] + t[1][0])((x, [x]))
+    np.testing.assert_allclose(pairs.numpy(), 2 * x.numpy())
+
+
+def test_an_unbatched_output_is_broadcast_and_out_dims_none_keeps_it():
+    c = torch.ones(2, dtype=torch.float64)
+    assert tuple(vmap(lambda a: c)(x).shape) == (3, 2)
+    assert vmap(lambda a: c, out_dims=None)(x) is c
+
+
+def test_nested_vmap_is_an_outer_product_of_batches():
+    a = torch.arange(3, dtype=torch.float64)
+    b = torch.arange(4, dtype=torch.float64)
+    table = vmap(vmap(lambda p, q: p * q + q, in_dims=(None, 0)), in_dims=(0, None))(a, b)
+    np.testing.assert_allclose(table.numpy(), np.outer(a.numpy(), b.numpy()) + b.numpy())
+
+
+def test_chunk_size_gives_the_same_result():
+    f = lambda a: (a.softmax(0) * a).sum()          # noqa: E731
+    np.testing.assert_allclose(vmap(f, chunk_size=2)(x).numpy(), vmap(f)(x).numpy())
+
+
+def test_vmap_of_grad_and_grad_of_vmap():
+    per_row = vmap(grad(lambda a: (a ** 3).sum()))(x)
+    np.testing.assert_allclose(per_row.numpy(), 3 * x.numpy() ** 2)
+    total = grad(lambda a: vmap(lambda r: (r ** 2).sum())(a).sum())(x)
+    np.testing.assert_allclose(total.numpy(), 2 * x.numpy())
+
+
+@pytest.mark.parametrize("call, error, message", [
+    (lambda: vmap(torch.sin, in_dims=2)(x), ValueError,
+     "Got in_dim=2 for some input, but that input is a Tensor of dimensionality 2 so expected "
+     "in_dim to satisfy -2 <= in_dim < 2."),
+    (lambda: vmap(torch.add, in_dims=(0,))(x, x), ValueError,
+     "in_dims is not compatible with the structure of `inputs`"),
+    (lambda: vmap(torch.add)(x, torch.ones(4, 4)), ValueError,
+     "vmap: Expected all tensors to have the same size in the mapped dimension, got sizes "
+     "[3, 4] for the mapped dimension"),
+    (lambda: vmap(torch.add)(x, 3.0), ValueError,
+     "Got in_dim=0 for an input but the input is of type <class 'float'>. We cannot vmap over "
+     "non-Tensor arguments, please use None as the respective in_dim"),
+    (lambda: vmap(torch.add, in_dims=(None, None))(x, x), ValueError,
+     "vmap: Expected at least one Tensor to vmap over"),
+    (lambda: vmap(lambda a: 3.0)(x), ValueError, "must only return Tensors, got type <class "
+     "'float'>. Did you mean to set out_dims= to None for output?"),
+    (lambda: vmap(lambda a: a.sum(), out_dims=None)(x), ValueError,
+     "can not return a BatchedTensor when out_dim is None"),
+    (lambda: vmap(lambda a: a.sum().item())(x), RuntimeError,
+     "vmap: It looks like you're calling .item() on a Tensor."),
+    (lambda: vmap(lambda a: bool(a.sum() > 0))(x), RuntimeError,
+     "vmap: It looks like you're attempting to use a Tensor in some data-dependent control "
+     "flow."),
+    (lambda: vmap(lambda a: a.normal_())(x.clone()), RuntimeError,
+     "vmap: called random operation while in randomness error mode."),
+    (lambda: vmap(lambda a, b: a.add_(b), in_dims=(None, 0))(torch.ones(4), x.float()),
+     RuntimeError, "vmap: inplace arithmetic(self, *extra_args) is not possible"),
+    (lambda: vmap(torch.sin, in_dims=0.5)(x), ValueError,
+     "expected `in_dims` to be int or a (potentially nested) tuple matching the structure of "
+     "inputs, got: <class 'float'>."),
+    (lambda: vmap(torch.sin, randomness="foo")(x), RuntimeError,
+     "Only allowed values for randomness are 'error', 'different', or 'same'. Got foo"),
+    (lambda: vmap(torch.sin)(torch.tensor(1.0)), ValueError,
+     "that input is a Tensor of dimensionality 0 so expected in_dim to satisfy -0 <= in_dim"),
+    (lambda: vmap(torch.sin, chunk_size=0)(x), ValueError,
+     "vmap: chunk_size should be None or greater than 0. (got 0)"),
+    (lambda: vmap(torch.sin)(), ValueError, "got no inputs. Maybe you forgot to add inputs"),
+])
+def test_errors_as_pytorch(call, error, message):
+    with pytest.raises(error) as info:
+        call()
+    assert message in str(info.value)
+
+
+def test_randomness_different_and_same():
+    torch.manual_seed(0)
+    different = vmap(lambda a: a.clone().normal_(), randomness="different")(x)
+    assert not np.allclose(different[0].numpy(), different[1].numpy())
+    same = vmap(lambda a: a.clone().normal_(), randomness="same")(x)
+    np.testing.assert_array_equal(same[0].numpy(), same[1].numpy())
+
+
+@pytest.mark.parametrize("draw, noise", [
+    (lambda a: a + torch.randn(4, dtype=torch.float64), lambda out, a: out - a),
+    (lambda a: torch.nn.functional.dropout(a, 0.5), lambda out, a: out / a),
+])
+def test_randomness_of_draws_that_are_not_in_place(draw, noise):
+    with pytest.raises(RuntimeError, match="randomness error mode"):
+        vmap(draw)(x)
+    inputs = x + 1
+    same = noise(vmap(draw, randomness="same")(inputs), inputs)
+    np.testing.assert_allclose(same[0].numpy(), same[1].numpy())
+    with pytest.raises(NotImplementedError, match="randomness='different'"):
+        vmap(draw, randomness="different")(x)
+
+
+def test_an_op_without_a_rule_loops_with_pytorchs_warning():
+    from minitorch.func import batching_rules
+    batching_rules._warned.clear()
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        target = torch.full((4,), 0.25, dtype=torch.float64)
+        f = lambda a: torch.nn.functional.huber_loss(a, target)      # noqa: E731
+        out = vmap(f)(x)
+    assert any("There is a performance drop because we have not yet implemented the batching "
+               "rule for HuberLoss" in str(w.message) for w in caught)
+    np.testing.assert_allclose(out.numpy(), [f(row).item() for row in x])
+
+
+def test_a_custom_function_needs_a_vmap_rule():
+    class Double(torch.autograd.Function):
+        @staticmethod
+        def forward(ctx, a):
+            return a * 2
+
+        @staticmethod
+        def backward(ctx, g):
+            return g * 2
+    with pytest.raises(RuntimeError, match="autograd.Function with functorch transforms"):
+        vmap(Double.apply)(x)
+
+    class WithRule(Double):
+        @staticmethod
+        def vmap(info, in_dims, a):
+            return a * 2, in_dims[0]
+    np.testing.assert_allclose(vmap(WithRule.apply)(x).numpy(), 2 * x.numpy())

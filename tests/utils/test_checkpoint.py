@@ -1,0 +1,142 @@
+"""utils.checkpoint: the same gradients as without it, less memory held between forward
+and backward (measured with tracemalloc on a deep MLP), and PyTorch 2.13's warnings and
+errors."""
+
+import tracemalloc
+import warnings
+
+import numpy as np
+import pytest
+
+import minitorch as torch
+from minitorch.utils.checkpoint import checkpoint, checkpoint_sequential, CheckpointError
+
+pytestmark = pytest.mark.chapter18
+
+
+def deep_mlp(depth=16, width=128, seed=0):
+    torch.manual_seed(seed)
+    layers = []
+    for _ in range(depth):
+        layers += [torch.nn.Linear(width, width), torch.nn.Tanh()]
+    return torch.nn.Sequential(*layers).double()
+
+
+def gradients(model):
+    return [p.grad.clone() for p in model.parameters()]
+
+
+def run(model, inputs, how):
+    model.zero_grad()
+    out = how(model, inputs)
+    out.pow(2).mean().backward()
+    return out, gradients(model)
+
+
+PLAIN = lambda m, x: m(x)                                                  # noqa: E731
+WHOLE = lambda m, x: checkpoint(m, x, use_reentrant=False)                 # noqa: E731
+SEGMENTS = lambda m, x: checkpoint_sequential(m, 4, x, use_reentrant=False)  # noqa: E731
+REENTRANT = lambda m, x: checkpoint_sequential(m, 4, x, use_reentrant=True)  # noqa: E731
+
+
+@pytest.mark.parametrize("how", [WHOLE, SEGMENTS, REENTRANT])
+def test_gradients_equal_the_plain_ones(how):
+    model = deep_mlp(depth=6, width=16)
+    inputs = torch.randn(8, 16, dtype=torch.float64, requires_grad=True)
+    out, expected = run(model, inputs, PLAIN)
+    expected_input = inputs.grad.clone()
+    inputs.grad = None
+    out2, got = run(model, inputs, how)
+    np.testing.assert_array_equal(out.detach().numpy(), out2.detach().numpy())
+    for e, g in zip(expected, got):
+        np.testing.assert_allclose(g.numpy(), e.numpy(), rtol=1e-12, atol=1e-15)
+    np.testing.assert_allclose(inputs.grad.numpy(), expected_input.numpy(), rtol=1e-12)
+
+
+def held_after_forward(model, inputs, how):
+    """Bytes allocated by the forward pass and still alive when it returns: what the graph
+    saved for backward (plus the output)."""
+    tracemalloc.start()
+    try:
+        before = tracemalloc.get_traced_memory()[0]
+        out = how(model, inputs)
+        held = tracemalloc.get_traced_memory()[0] - before
+    finally:
+        tracemalloc.stop()
+    out.sum().backward()
+    return held
+
+
+def test_checkpointing_holds_less_memory_between_forward_and_backward():
+    model = deep_mlp()
+    inputs = torch.randn(64, 128, dtype=torch.float64, requires_grad=True)
+    activation = 64 * 128 * 8
+    plain = held_after_forward(model, inputs, PLAIN)
+    segments = held_after_forward(model, inputs, SEGMENTS)
+    whole = held_after_forward(model, inputs, WHOLE)
+    # without: every layer's input stays saved (Tanh saves its output, which is the
+    # next Linear's saved input: one activation per layer)
+    assert plain > 16 * activation
+    # four segments: three boundary inputs kept, and the last segment's four layers
+    assert segments < 9 * activation
+    # all of it: the input and the output only
+    assert whole < 2 * activation
+
+
+def test_dropout_draws_the_same_mask_when_recomputed():
+    torch.manual_seed(0)
+    inputs = torch.randn(50, dtype=torch.float64, requires_grad=True)
+    out = checkpoint(lambda a: torch.nn.functional.dropout(a, 0.5), inputs,
+                     use_reentrant=False)
+    out.sum().backward()
+    np.testing.assert_array_equal(inputs.grad.numpy() != 0, out.detach().numpy() != 0)
+
+
+def test_use_reentrant_must_be_passed_explicitly():
+    inputs = torch.randn(3, requires_grad=True)
+    with pytest.warns(UserWarning, match="torch.utils.checkpoint: the use_reentrant parameter "
+                      "should be passed explicitly. Starting in PyTorch 2.9"):
+        checkpoint(torch.sin, inputs)
+    with pytest.warns(UserWarning, match="torch.utils.checkpoint.checkpoint_sequential: the "
+                      "use_reentrant parameter should be passed explicitly"):
+        checkpoint_sequential([torch.nn.ReLU()], 1, inputs)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        checkpoint(torch.sin, inputs, use_reentrant=False)
+
+
+@pytest.mark.parametrize("call, error, message", [
+    (lambda x: checkpoint(torch.sin, x, use_reentrant=True, context_fn=lambda: None),
+     ValueError, "Passing `context_fn` or `debug` is only supported when use_reentrant=False."),
+    (lambda x: checkpoint(torch.sin, x, use_reentrant=False, determinism_check="x"),
+     ValueError, "determinism_check should be one of ['default', 'none'], but got x"),
+    (lambda x: checkpoint(torch.sin, x, use_reentrant=False, foo=1), TypeError, "foo"),
+])
+def test_errors_as_pytorch(call, error, message):
+    with pytest.raises(error) as info:
+        call(torch.randn(3, requires_grad=True))
+    assert message in str(info.value)
+
+
+def test_a_recomputation_that_saves_other_shapes_is_caught():
+    calls = [0]
+
+    def changes(a):
+        calls[0] += 1
+        return a.sin() if calls[0] == 1 else a[:2].sin()
+    out = checkpoint(changes, torch.randn(3, requires_grad=True), use_reentrant=False)
+    with pytest.raises(CheckpointError, match="Recomputed values for the following tensors "
+                       "have different metadata than during the forward pass"):
+        out.sum().backward()
+    assert issubclass(CheckpointError, RuntimeError)
+
+
+def test_saved_tensor_hooks_do_the_work():
+    """Nothing of what the function saves is kept: each saved tensor is packed to its
+    number by chapter 5's hooks."""
+    inputs = torch.randn(4, dtype=torch.float64, requires_grad=True)
+    out = checkpoint(lambda a: a.exp().sin(), inputs, use_reentrant=False)
+    out.sum().backward()
+    np.testing.assert_allclose(inputs.grad.numpy(),
+                               (np.cos(np.exp(inputs.detach().numpy())) *
+                                np.exp(inputs.detach().numpy())), rtol=1e-12)
