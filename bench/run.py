@@ -1,4 +1,4 @@
-"""Run the benchmarks of issue #5 and write the table, ``latest.json`` and ``latest.png``.
+"""Run the benchmarks of issues #5 and #16 and write the table, ``latest.json`` and ``latest.png``.
 
     python -m bench.run [--quick] [--only WORKLOAD ...] [--rounds N] [--out DIR]
 
