@@ -1,4 +1,5 @@
-"""The five workloads of issue #5, one module each, all with the same shape.
+"""The five workloads of issue #5 and Part V's GPT step, one module each, all with the
+same shape.
 
 A workload module has ``NAME``, ``TITLE``, ``UNIT``, ``TARGET`` and
 ``run(impls, rounds, quick, log)``, which returns the workload's record for
@@ -9,7 +10,7 @@ minitorch's per-round ratios to each peer, the target and whether it is met
 
 import importlib
 
-NAMES = ("per_op", "mlp_step", "deep_chain", "memory_loop", "digits")
+NAMES = ("per_op", "mlp_step", "deep_chain", "memory_loop", "digits", "gpt_step")
 
 
 def get(name):
