@@ -1,4 +1,5 @@
-"""The workloads of issues #5 and #16, one module each, all with the same shape.
+"""The workloads of issues #5 and #16 and Part V's GPT step, one module each, all with the
+same shape.
 
 A workload module has ``NAME``, ``TITLE``, ``UNIT``, ``TARGET`` and
 ``run(impls, rounds, quick, log)``, which returns the workload's record for
@@ -10,7 +11,7 @@ minitorch's per-round ratios to each peer, the target and whether it is met
 import importlib
 
 NAMES = ("per_op", "per_op_no_grad", "mlp_step", "deep_chain", "memory_loop", "memory_twice",
-         "digits")
+         "digits", "gpt_step")
 
 
 def get(name):
