@@ -125,8 +125,8 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     """The gradients of ``outputs`` with respect to ``inputs``, as a tuple (a dict when
     ``inputs`` is a dict of tensors); no ``.grad`` changes."""
     if is_grads_batched:
-        raise NotImplementedError("minitorch does not implement is_grads_batched (it needs "
-                                  "vmap); call grad once per gradient instead")
+        return _batched_grad(outputs, inputs, grad_outputs, retain_graph, create_graph,
+                             allow_unused, materialize_grads)
     if materialize_grads and allow_unused is False:
         raise ValueError("Expected allow_unused to be True or not passed when materialize_grads"
                          "=True, but got: allow_unused=False.")
@@ -150,3 +150,19 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
         results = [Tensor._wrap(np.zeros_like(t._data)) if r is None else r
                    for r, t in zip(results, inputs)]
     return tuple(results) if names is None else dict(zip(names, results))
+
+
+def _batched_grad(outputs, inputs, grad_outputs, retain_graph, create_graph, allow_unused,
+                  materialize_grads):
+    """``is_grads_batched=True``: the first dim of each grad_output is a batch of
+    gradients, and backward runs once for all of them under ``func.vmap`` (chapter 17).
+    Inside, the engine carries batched gradients, so it runs on tensors (create_graph)."""
+    from ..func import vmap
+
+    def one(*seeds):
+        return grad(outputs, inputs, seeds, retain_graph=True, create_graph=True,
+                    allow_unused=allow_unused, materialize_grads=materialize_grads)
+    results = vmap(one)(*_as_tuple(grad_outputs, "grad_outputs"))
+    if not create_graph:
+        results = tuple(None if r is None else r.detach() for r in results)
+    return results

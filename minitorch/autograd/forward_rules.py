@@ -367,7 +367,7 @@ DERIVATIVES = {
     activation.LogSigmoid: lambda a, y, args: (-a).sigmoid(),
     activation.Softplus: lambda a, y, args: _softplus_derivative(a, args[1], args[2]),
     activation.Elu: lambda a, y, args: ops.where(a > 0, 1.0, y + args[1]),
-    activation.LeakyRelu: lambda a, y, args: ops.where(a > 0, 1.0, float(args[1])).to(a.dtype),
+    activation.LeakyRelu: lambda a, y, args: _float(a > 0, a) * (1 - args[1]) + args[1],
     activation.Hardtanh: lambda a, y, args: _float((a > args[1]) & (a < args[2]), a),
 }
 

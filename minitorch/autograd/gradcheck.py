@@ -21,7 +21,7 @@ the same keyword arguments:
 * ``fast_mode=True`` compares one number per (input, output) pair, ``v^T J u``
   for random unit vectors ``u`` and ``v``, instead of whole Jacobians.
 
-Forward-mode AD and vmap do not exist in minitorch: ``check_forward_ad``,
+``check_forward_ad`` compares forward mode (chapter 16) with finite differences;
 ``check_batched_grad`` and ``check_batched_forward_grad`` raise
 NotImplementedError when set.  ``masked`` only concerns sparse tensors in
 PyTorch; minitorch's tensors are all dense, so it only relaxes the zero test
@@ -54,7 +54,12 @@ def gradcheck(func, inputs, *, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=T
     _refuse_unsupported(check_forward_ad, check_backward_ad, check_batched_grad,
                         check_batched_forward_grad)
     try:
-        return _gradcheck(func, _as_tuple(inputs), eps, atol, rtol, nondet_tol,
+        inputs = _as_tuple(inputs)
+        if check_forward_ad:
+            _check_forward_ad(func, inputs, eps, atol, rtol)
+        if not check_backward_ad:
+            return True
+        return _gradcheck(func, inputs, eps, atol, rtol, nondet_tol,
                           check_undefined_grad, check_grad_dtypes, fast_mode, bool(masked))
     except GradcheckError:
         if raise_exception:
@@ -66,12 +71,40 @@ def _refuse_unsupported(forward_ad, backward_ad, batched, batched_forward):
     if not (forward_ad or backward_ad):
         raise AssertionError("Expected at least one of check_forward_ad or check_backward_ad "
                              "to be True")
-    if forward_ad or batched_forward:
-        raise NotImplementedError("minitorch has no forward-mode automatic differentiation: "
-                                  "leave check_forward_ad and check_batched_forward_grad False")
+    if batched_forward:
+        raise NotImplementedError("minitorch's gradcheck does not check batched forward "
+                                  "gradients: leave check_batched_forward_grad False")
     if batched:
-        raise NotImplementedError("minitorch has no vmap, so it cannot check batched "
-                                  "gradients: leave check_batched_grad False")
+        raise NotImplementedError("minitorch's gradcheck does not check batched gradients: "
+                                  "leave check_batched_grad False")
+
+
+def _check_forward_ad(func, inputs, eps, atol, rtol):
+    """Forward mode (chapter 16) against finite differences: for each element of each
+    input that requires grad, the tangents of the outputs along that element."""
+    from . import forward_ad
+    diff_positions = _check_inputs(inputs)
+    numerical = _numerical_jacobians(func, inputs, diff_positions, eps)
+    for i, pos in enumerate(diff_positions):
+        x = inputs[pos]
+        for row in range(x._data.size):
+            one_hot = np.zeros(x._data.size, dtype=x._data.dtype)
+            one_hot[row] = 1
+            with forward_ad.dual_level():
+                duals = list(inputs)
+                duals[pos] = forward_ad.make_dual(x.detach(), Tensor._wrap(
+                    one_hot.reshape(x._data.shape)))
+                outs = [o for o in _as_tuple(func(*duals))
+                        if isinstance(o, Tensor) and o._data.dtype.kind == "f"]
+                tangents = [forward_ad.unpack_dual(o).tangent for o in outs]
+            for k, t in enumerate(tangents):
+                forward = np.zeros(outs[k]._data.size) if t is None else \
+                    t._data.reshape(-1)
+                num = numerical[i][k][row]
+                if not _allclose(forward, num, rtol, atol):
+                    raise GradcheckError(
+                        f"Jacobian computed with forward mode mismatch for output {k} with "
+                        f"respect to input {i},\nnumerical:{num}\nanalytical:{forward}\n")
 
 
 def _gradcheck(func, inputs, eps, atol, rtol, nondet_tol, check_undefined_grad,

@@ -22,6 +22,13 @@ only calls ``f`` and uses what the others leave on the tensors:
   how ``vmap(grad(loss))`` gives per-sample gradients in one backward pass).
 * ``jacrev`` is ``vmap`` of ``vjp`` over the rows of an identity; ``jacfwd`` is
   ``vmap`` of ``jvp`` over its columns; ``hessian`` is ``jacfwd(jacrev(f))``.
+
+Costs: ``grad``/``vjp`` cost a forward and a backward pass, ``jvp`` one forward
+pass with tangents.  ``jacrev`` runs one forward pass and one *batched* backward
+pass (m rows at once), ``jacfwd`` one batched forward pass.  Under ``vmap``,
+``vjp`` runs ``f`` on its inputs expanded to the batch (so that every example has
+its own place in the graph): inside ``jacfwd``, as in ``hessian``, the forward
+pass of ``jacrev`` then runs on n copies of the input, n times the work of one.
 """
 
 import functools

@@ -49,7 +49,8 @@ class _NoValues(np.ndarray):
 
     def __array_function__(self, func, types, args, kwargs):
         if func is np.reshape:      # a view of the example's shape: the rule decides
-            shape = args[1] if len(args) > 1 else kwargs["newshape"]
+            shape = args[1] if len(args) > 1 else \
+                kwargs.get("shape", kwargs.get("newshape"))
             return _stand_in(np.empty(self.shape, dtype=bool).reshape(shape).shape,
                              self.dtype)
         if func in (np.shares_memory, np.may_share_memory):

@@ -5,6 +5,7 @@ double backward."""
 
 import math
 
+import numpy as np
 import pytest
 
 import minitorch as torch
@@ -253,6 +254,13 @@ def test_first_gradient_accumulated_under_create_graph_is_a_copy():
 def test_grad_accepts_is_grads_batched():
     x = torch.tensor([1.0, 2.0], requires_grad=True)
     assert torch.autograd.grad((x * 2).sum(), x, is_grads_batched=False)[0].tolist() == [2.0, 2.0]
+    rows, = torch.autograd.grad(x * x, x, torch.eye(2), is_grads_batched=True)
+    assert rows.tolist() == [[2.0, 0.0], [0.0, 4.0]] and not rows.requires_grad
+    m = torch.tensor([[1.0, 2.0], [3.0, 4.0]], requires_grad=True)
+    batched, = torch.autograd.grad((m @ m).sin(), m, torch.ones(3, 2, 2).cumsum(0),
+                                   is_grads_batched=True)
+    np.testing.assert_allclose(batched[2].numpy(), [[-7.3482, -14.8006], [-12.8717, -35.8707]],
+                               atol=1e-4)      # PyTorch 2.13's values
 
 
 def test_backward_with_extra_gradients_uses_the_first_ones():

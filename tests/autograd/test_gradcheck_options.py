@@ -1,6 +1,6 @@
 """gradcheck and gradgradcheck take PyTorch 2.13's keyword arguments and do what each
 says, or refuse it (chapter 6).  The expectations were checked against PyTorch, except
-where a test says that minitorch refuses what PyTorch implements (forward-mode AD, vmap)."""
+where a test says that minitorch refuses what PyTorch implements (the batched checks)."""
 
 import inspect
 import sys
@@ -54,14 +54,36 @@ def test_an_unknown_keyword_is_refused(function):
 # ----- options minitorch refuses --------------------------------------------------------------
 
 @pytest.mark.parametrize("options", [
-    {"check_batched_grad": True}, {"check_forward_ad": True},
+    {"check_batched_grad": True},
     {"check_forward_ad": True, "check_batched_forward_grad": True},
-    {"check_forward_ad": True, "check_backward_ad": False},
-], ids=["batched", "forward_ad", "batched_forward", "forward_only"])
-def test_forward_ad_and_vmap_checks_are_refused(options):
-    """minitorch has neither forward-mode AD nor vmap (PyTorch runs these checks)."""
+], ids=["batched", "batched_forward"])
+def test_batched_checks_are_refused(options):
+    """minitorch's gradcheck does not run the vmap checks (PyTorch does)."""
     with pytest.raises(NotImplementedError):
         gradcheck(lambda a: a * 2, (x64(0.3, 0.7),), **options)
+
+
+@pytest.mark.parametrize("options", [{"check_forward_ad": True},
+                                     {"check_forward_ad": True, "check_backward_ad": False}],
+                         ids=["both", "forward_only"])
+def test_check_forward_ad_compares_forward_mode_with_finite_differences(options):
+    assert gradcheck(lambda a: (a * a).sin(), (x64(0.3, 0.7),), **options)
+
+    class WrongJvp(torch.autograd.Function):
+        @staticmethod
+        def forward(ctx, a):
+            return a * 2
+
+        @staticmethod
+        def backward(ctx, g):
+            return g * 2
+
+        @staticmethod
+        def jvp(ctx, t):
+            return t * 3
+    with pytest.raises(GradcheckError, match="Jacobian computed with forward mode mismatch "
+                       "for output 0 with respect to input 0"):
+        gradcheck(WrongJvp.apply, (x64(0.3, 0.7),), **options)
 
 
 @pytest.mark.parametrize("options", [{"check_batched_grad": True}, {"check_fwd_over_rev": True}],
