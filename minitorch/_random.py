@@ -82,7 +82,7 @@ def set_rng_state(state):
     default_generator.set_state(state)
 
 
-# Set while a vmap is live (chapter 17): called before every draw, it applies vmap's
+# Set while a vmap is live (chapter 13): called before every draw, it applies vmap's
 # ``randomness`` rule.
 draw_check = [None]
 

@@ -93,7 +93,7 @@ class Tensor:
     _acc_ref = None                 # weak reference to this leaf's AccumulateGrad node
     _is_inference = False
     _view_made_without_grad = False # a view taken under no_grad of a tensor that requires grad
-    _fw_grads = None                # forward-mode tangents, by dual level (chapter 16)
+    _fw_grads = None                # forward-mode tangents, by dual level (chapter 12)
 
     __hash__ = object.__hash__      # tensors hash by identity, even though == is elementwise
     __array_priority__ = 1000       # numpy defers to Tensor in `ndarray + tensor`

@@ -1,4 +1,4 @@
-"""Which built-in ops have a jvp rule and a batching rule (chapters 16 and 17).
+"""Which built-in ops have a jvp rule and a batching rule (chapters 12 and 13).
 
 Reads the two tables (``autograd.forward_rules.JVP_RULES`` and
 ``func.batching_rules.BATCH_RULES``) and prints, for every BuiltinFunction, how

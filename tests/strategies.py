@@ -169,7 +169,7 @@ def pool_geometries(draw, max_side=7, dilation=True):
             "batch": draw(st.integers(1, 2)), "channels": draw(st.integers(1, 2))}
 
 
-# ----- a catalogue of differentiable ops (chapters 16 and 17) -------------------------------
+# ----- a catalogue of differentiable ops (chapters 12 and 13) -------------------------------
 #
 # Each entry: name -> (function of tensors, input specs).  An input spec is
 # ``(shape, low, high, kinks)``: a float64 input of that shape, values drawn in

@@ -155,7 +155,7 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
 def _batched_grad(outputs, inputs, grad_outputs, retain_graph, create_graph, allow_unused,
                   materialize_grads):
     """``is_grads_batched=True``: the first dim of each grad_output is a batch of
-    gradients, and backward runs once for all of them under ``func.vmap`` (chapter 17).
+    gradients, and backward runs once for all of them under ``func.vmap`` (chapter 13).
     Inside, the engine carries batched gradients, so it runs on tensors (create_graph)."""
     from ..func import vmap
 

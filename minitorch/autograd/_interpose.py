@@ -1,4 +1,4 @@
-"""Where ``Function.apply`` goes while a transform is live (chapters 16 and 17).
+"""Where ``Function.apply`` goes while a transform is live (chapters 12 and 13).
 
 Outside of ``forward_ad.dual_level`` and ``func.vmap``, ``function.transform_apply``
 holds None and every op takes its usual path.  Inside, it holds ``transform_apply``

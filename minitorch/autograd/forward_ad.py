@@ -1,4 +1,4 @@
-"""Forward-mode automatic differentiation: dual tensors (chapter 16).
+"""Forward-mode automatic differentiation: dual tensors (chapter 12).
 
 Reverse mode (chapters 4 to 6) records the graph and walks it backwards once
 per output.  Forward mode walks *with* the computation: each tensor may carry a

@@ -1,4 +1,4 @@
-"""The jvp rule of each built-in op: a table, as in an interpreter (chapter 16).
+"""The jvp rule of each built-in op: a table, as in an interpreter (chapter 12).
 
 A rule receives the op's inputs (``primals``; for an in-place op, the values
 they had before it ran), one tangent per input (None where there is none), the

@@ -36,7 +36,7 @@ __all__ = ["Function", "FunctionCtx", "BackwardCFunction", "once_differentiable"
            "edge_to"]
 
 # While a transform is live (a forward-AD dual level, a vmap), the function that every
-# ``apply`` hands its call to instead (chapters 16 and 17); None otherwise, so the usual
+# ``apply`` hands its call to instead (chapters 12 and 13); None otherwise, so the usual
 # path pays one list lookup for it.
 transform_apply = [None]
 
@@ -58,7 +58,7 @@ class FunctionCtx:
 
     def save_for_forward(self, *tensors):
         """Keep tensors (or None) for ``jvp``, which reads them from ``ctx.saved_tensors``
-        (chapter 16)."""
+        (chapter 12)."""
         for i, t in enumerate(tensors):
             if not (t is None or isinstance(t, Tensor)):
                 raise TypeError(
@@ -382,7 +382,7 @@ class Function(metaclass=FunctionMeta):
     @staticmethod
     def jvp(ctx, *grad_inputs):
         """Forward mode: the tangent of each output, given the tangent of each input
-        (chapter 16).  Read what forward kept with ``ctx.save_for_forward`` from
+        (chapter 12).  Read what forward kept with ``ctx.save_for_forward`` from
         ``ctx.saved_tensors``."""
         raise NotImplementedError("You must implement the jvp function for custom "
                                   "autograd.Function to use it with forward mode AD.")

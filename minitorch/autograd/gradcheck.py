@@ -21,7 +21,7 @@ the same keyword arguments:
 * ``fast_mode=True`` compares one number per (input, output) pair, ``v^T J u``
   for random unit vectors ``u`` and ``v``, instead of whole Jacobians.
 
-``check_forward_ad`` compares forward mode (chapter 16) with finite differences;
+``check_forward_ad`` compares forward mode (chapter 12) with finite differences;
 ``check_batched_grad`` and ``check_batched_forward_grad`` raise
 NotImplementedError when set.  ``masked`` only concerns sparse tensors in
 PyTorch; minitorch's tensors are all dense, so it only relaxes the zero test
@@ -80,7 +80,7 @@ def _refuse_unsupported(forward_ad, backward_ad, batched, batched_forward):
 
 
 def _check_forward_ad(func, inputs, eps, atol, rtol):
-    """Forward mode (chapter 16) against finite differences: for each element of each
+    """Forward mode (chapter 12) against finite differences: for each element of each
     input that requires grad, the tangents of the outputs along that element."""
     from . import forward_ad
     diff_positions = _check_inputs(inputs)

@@ -49,7 +49,7 @@ class SavedTensor:
     def __init__(self, tensor, output_nr=None, hooks=None):
         """``output_nr`` is set when ``tensor`` is an output of the saving node."""
         self.output_nr = output_nr
-        self.tangents = None        # a saved output's forward-mode tangents (chapter 16)
+        self.tangents = None        # a saved output's forward-mode tangents (chapter 12)
         self.freed = False
         self.version_counter = tensor._version_counter
         self.saved_version = tensor._version_counter.version

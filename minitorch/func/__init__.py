@@ -1,4 +1,4 @@
-"""``minitorch.func``: derivatives and batching as functions of functions (chapter 17).
+"""``minitorch.func``: derivatives and batching as functions of functions (chapter 13).
 
 ``grad(f)`` is a new function that returns the gradient of ``f``; ``vmap(f)`` a
 new function that runs ``f`` on a batch.  Transforms compose because each one

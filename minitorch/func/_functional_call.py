@@ -1,5 +1,5 @@
 """``functional_call`` and ``stack_module_state``: a Module as a function of its
-parameters (chapter 17, tied to the Module chapters).
+parameters (chapter 13, tied to the Module chapters).
 
 A Module keeps its parameters and buffers in the dicts ``_parameters`` and
 ``_buffers`` of each submodule, and ``__getattr__`` reads them from there.

@@ -1,4 +1,4 @@
-"""``vmap``: run a function written for one example on a batch of them (chapter 17).
+"""``vmap``: run a function written for one example on a batch of them (chapter 13).
 
 ``vmap(f)(xs)`` calls ``f`` **once**, on ``BatchedTensor``s: tensors that look
 like one example (their ``shape`` leaves the batch dim out) and hold the whole

@@ -1,4 +1,4 @@
-"""The batching rule of each built-in op: a table (chapter 17).
+"""The batching rule of each built-in op: a table (chapter 13).
 
 A rule receives the op's arguments, some of them ``BatchedTensor``s of
 ``level``, and returns the op's result as BatchedTensors, computed by calling

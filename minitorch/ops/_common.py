@@ -106,7 +106,7 @@ class BuiltinFunction(Function):
     def apply(cls, *args):
         """``Function.apply``'s three steps, with what the promises make unnecessary left
         out and the common case (one new output, one or two arguments) written out."""
-        if transform_apply[0] is not None:       # forward mode or vmap (chapters 16, 17)
+        if transform_apply[0] is not None:       # forward mode or vmap (chapters 12, 13)
             return transform_apply[0](cls, args, None)
         ctx = cls._backward_cls()                                   # 1. the node
         ctx._to_save, ctx._saved = (), None

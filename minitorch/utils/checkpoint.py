@@ -1,4 +1,4 @@
-"""Activation checkpointing: trade memory for recomputation (chapter 18).
+"""Activation checkpointing: trade memory for recomputation (chapter 14).
 
 A network's backward needs what its forward saved: for a deep MLP, every
 layer's input and activation, held from the forward pass until backward reaches

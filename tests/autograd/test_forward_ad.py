@@ -8,7 +8,7 @@ import pytest
 import minitorch as torch
 import minitorch.autograd.forward_ad as fwAD
 
-pytestmark = pytest.mark.chapter16
+pytestmark = pytest.mark.chapter12
 
 d = torch.float64
 x = torch.tensor([0.5, -1.0, 2.0], dtype=d)

@@ -17,7 +17,7 @@ from minitorch.autograd import forward_rules
 
 from tests.strategies import op_catalogue, op_inputs, arrays, NEEDS_DISTINCT
 
-pytestmark = pytest.mark.chapter16
+pytestmark = pytest.mark.chapter12
 
 CATALOGUE = op_catalogue()
 STEP = 1e-6

@@ -8,7 +8,7 @@ import pytest
 import minitorch as torch
 from minitorch.func import vmap, grad, jacrev, jacfwd, jvp, vjp, hessian
 
-pytestmark = pytest.mark.chapter17
+pytestmark = pytest.mark.chapter13
 
 d = torch.float64
 xs = torch.tensor([[0.5, -1.0, 2.0], [0.1, 0.2, 0.3]], dtype=d)

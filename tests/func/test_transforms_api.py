@@ -12,7 +12,7 @@ import minitorch as torch
 from minitorch.func import (grad, grad_and_value, vjp, jvp, jacrev, jacfwd, vmap,
                             functional_call, stack_module_state)
 
-pytestmark = pytest.mark.chapter17
+pytestmark = pytest.mark.chapter13
 
 x = torch.tensor([0.5, -1.0, 2.0], dtype=torch.float64)
 

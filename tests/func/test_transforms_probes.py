@@ -12,7 +12,7 @@ import minitorch.autograd.forward_ad as fwAD
 from minitorch.func import (grad, grad_and_value, vjp, jvp, jacrev, jacfwd, hessian, vmap,
                             functional_call, stack_module_state)
 
-pytestmark = pytest.mark.chapter17
+pytestmark = pytest.mark.chapter13
 
 d = torch.float64
 x = torch.tensor([0.5, -1.0, 2.0], dtype=d)

@@ -18,7 +18,7 @@ from minitorch.func import vmap, batching_rules
 
 from tests.strategies import op_catalogue, op_inputs, NEEDS_DISTINCT
 
-pytestmark = pytest.mark.chapter17
+pytestmark = pytest.mark.chapter13
 
 CATALOGUE = op_catalogue()
 BATCH = 3

@@ -12,7 +12,7 @@ import pytest
 import minitorch as torch
 from minitorch.func import vmap, grad
 
-pytestmark = pytest.mark.chapter17
+pytestmark = pytest.mark.chapter13
 
 x = torch.arange(12, dtype=torch.float64).reshape(3, 4) / 10
 

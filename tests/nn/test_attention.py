@@ -16,7 +16,7 @@ from minitorch.autograd import gradcheck, gradgradcheck
 
 from .seq_parity import check_case, names
 
-pytestmark = pytest.mark.chapter13
+pytestmark = pytest.mark.chapter15
 
 
 # float32 rounding alone puts both libraries 1e-6 away from the float64 values here

@@ -14,7 +14,7 @@ import pytest
 
 import minitorch
 
-pytestmark = pytest.mark.chapter15
+pytestmark = pytest.mark.chapter17
 
 HERE = pathlib.Path(__file__).parent
 CONFIG = dict(vocab_size=11, block_size=8, n_layer=2, n_head=2, n_embd=16)

@@ -16,7 +16,7 @@ from minitorch.nn.utils.rnn import pad_sequence
 
 from .seq_parity import check_case, names
 
-pytestmark = pytest.mark.chapter14
+pytestmark = pytest.mark.chapter16
 
 
 @pytest.mark.parametrize("name", names(("RNN", "GRU", "LSTM")))

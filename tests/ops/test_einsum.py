@@ -10,7 +10,7 @@ from minitorch.autograd import gradcheck, gradgradcheck
 
 from ..nn.seq_parity import check_case, names
 
-pytestmark = pytest.mark.chapter13
+pytestmark = pytest.mark.chapter15
 
 
 @pytest.mark.parametrize("name", names(("einsum",)))

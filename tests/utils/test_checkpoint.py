@@ -11,7 +11,7 @@ import pytest
 import minitorch as torch
 from minitorch.utils.checkpoint import checkpoint, checkpoint_sequential, CheckpointError
 
-pytestmark = pytest.mark.chapter18
+pytestmark = pytest.mark.chapter14
 
 
 def deep_mlp(depth=16, width=128, seed=0):
