@@ -64,6 +64,7 @@ class TaskScore:
     status: str                # pass, fail, not-done, blocked, no-tests
     first_failure: str = ""
     failing_test: str = ""
+    waits_on: tuple = ()        # (blocked) the unfinished tasks that stopped its tests
 
     @property
     def max_points(self):
@@ -327,9 +328,13 @@ def score(tasks, expected, run, scoring="proportional"):
         public_first = sorted(failures, key=lambda f: is_hidden(f.nodeid))
         own = [f for f in public_first if f.kind == "not-done" and f.blocked_by == task.id]
         first = (own or public_first or [None])[0]
-        scores[task.id] = TaskScore(task, points, passed, len(tests), status,
-                                    _in_words(first, task.id) if first else "",
-                                    first.nodeid if first else "")
+        waits_on = tuple(sorted({f.blocked_by for f in failures}, key=str)) \
+            if status == "blocked" else ()
+        words = _in_words(first, task.id) if first else ""
+        if waits_on:
+            words = messages.waiting(waits_on, passed)
+        scores[task.id] = TaskScore(task, points, passed, len(tests), status, words,
+                                    first.nodeid if first else "", waits_on)
     return scores
 
 

@@ -317,14 +317,16 @@ def planned_runs(course, grader, grouped, scratch, note, chosen=None):
 
 def walk_runs(course, grader, assignment, release_dir, tasks):
     """A student's walk through a release: the tasks filled in one at a time, in the
-    syllabus' order, from the solution; after each step that task and every earlier one
-    of the assignment must score full marks, with the later ones still stubs."""
+    syllabus' order, from the solution; after each step the task just written scores
+    full marks, with the later ones still stubs.  (The earlier ones keep theirs: their
+    tests run no later task's code, which the traced runs prove, so they are not run
+    again at every step.)"""
     runs = []
     for count in range(1, len(tasks) + 1):
         filled = tasks[:count]
         runs.append(grading_run(
             grader, f"walk {assignment.name}: after {filled[-1].id} ({count} of "
-            f"{len(tasks)} written)", Job(release_dir, filled),
+            f"{len(tasks)} written)", Job(release_dir, filled[-1:]),
             _filling(course, release_dir, filled), _full_marks))
     return runs
 

@@ -82,7 +82,7 @@ def test_grading_twice_gives_the_same_table(course_root, release_a1, tmp_path):
         tables.append(out.read_text())
     assert tables[0] == tables[1]
     rows = list(csv.reader(tables[0].splitlines()))
-    assert rows == [["submission", "2.1", "total"], ["solution", "2", "2"],
+    assert rows == [["student_id", "2.1", "total"], ["solution", "2", "2"],
                     ["sometimes-wrong", "0", "0"]]
 
 
@@ -114,7 +114,7 @@ def test_csv_and_feedback_files(course_root, graded, tmp_path):
     tasks = [s.task for s in grades[0].scores.values()]
     grade_mod.write_csv(grades, tasks, tmp_path / "grades.csv")
     rows = list(csv.reader((tmp_path / "grades.csv").read_text().splitlines()))
-    assert rows[0] == ["submission", "1.1", "1.2", "1.3", "total"]
+    assert rows[0] == ["student_id", "1.1", "1.2", "1.3", "total"]
     assert ["wrong-1.2", "4", "1", "1", "6"] in rows
     assert len(rows) == 1 + len(grades)
     grade_mod.write_feedback(grades, tasks, tmp_path / "feedback", "The engine")

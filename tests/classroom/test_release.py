@@ -23,13 +23,24 @@ def test_the_release_leaves_out_instructor_files(release_a1):
     assert report.leaks == []
 
 
-def test_released_regions_hold_stubs_and_later_assignments_stay_solved(release_a1):
+def test_released_regions_hold_stubs_and_later_assignments_too(release_a1):
     out, _ = release_a1
     engine = (out / "minigrad" / "engine.py").read_text()
     assert SOLUTION_1_1 not in engine and "node.grad = node.grad + grad" not in engine
-    assert engine.count("raise NotImplementedError(") == 2
+    assert engine.count("raise TaskNotDone(") == 2
     assert "### BEGIN SOLUTION 1.1" in engine and "### END SOLUTION 1.2" in engine
-    assert "return grad * b.data, grad * a.data" in (out / "minigrad" / "ops.py").read_text()
+    ops = (out / "minigrad" / "ops.py").read_text()
+    assert "return grad * b.data, grad * a.data" not in ops
+    assert "it comes with assignment a2" in ops.replace('"\n        "', "")
+
+
+def test_a_later_release_keeps_earlier_tasks_solved_without_markers(course, tmp_path):
+    out = tmp_path / "a2"
+    release_mod.release(course, out, "a2")
+    engine = (out / "minigrad" / "engine.py").read_text()
+    assert SOLUTION_1_1 in engine and "BEGIN SOLUTION" not in engine
+    assert "raise TaskNotDone(" in (out / "minigrad" / "ops.py").read_text()
+    assert release_mod.solution_lines_in(out, course) == []
 
 
 def test_the_notebook_loses_its_solutions_and_shows_the_stub(release_a1):
@@ -64,10 +75,12 @@ def test_the_student_tests_report_each_unfinished_task_in_one_line(release_a1):
                           cwd=out, capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stdout + done.stderr
     skipped = [line for line in done.stdout.splitlines() if line.startswith("SKIPPED")]
-    assert all("not done yet: Task 1." in line for line in skipped), done.stdout
+    assert all(": Task 1." in line and "is not done yet" in line for line in skipped), \
+        done.stdout
     assert {line.split("Task ")[1][:3] for line in skipped} == {"1.1", "1.2", "1.3"}
-    assert any(line.startswith("SKIPPED [4] minigrad/engine.py:25: not done yet: Task 1.1 "
-                               "(counting dependencies)") for line in skipped), done.stdout
+    assert any(line.startswith("SKIPPED [4] minigrad/engine.py:25: Task 1.1 "
+                               "(counting dependencies) is not done yet") for line in skipped), \
+        done.stdout
     assert "Traceback" not in done.stdout
     assert "classroom: tasks not done yet: 1.1, 1.2, 1.3." in done.stdout
 
@@ -86,8 +99,7 @@ def test_check_runs_from_the_command_line(release_a1):
                           capture_output=True, text=True, timeout=120)
     assert done.returncode == 1
     assert done.stdout.splitlines() == [
-        "   1.3  a square in the notebook  not done  0/1  still raises NotImplementedError: "
-        "write it between the markers",
+        "   1.3  a square in the notebook  not done  0/1  write it between its markers",
         "0 of 1 tasks pass."]
 
 
