@@ -2,13 +2,15 @@
 whose tests run and report unfinished tasks in one line each."""
 
 import json
+import shutil
 import subprocess
 import sys
 
 import nbformat
 import pytest
 
-from classroom import course as course_mod, release as release_mod, student_check
+from classroom import (course as course_mod, regions, release as release_mod, student_check,
+                       workflow, workspace)
 from classroom.course import CourseError
 from tests.classroom.fixture import SOLUTION_1_1
 
@@ -125,3 +127,35 @@ def test_a_region_that_is_not_whole_statements_is_refused(fresh_course, tmp_path
                      'section = "s"\npoints = 1\nassignment = "a2"\n')
     with pytest.raises(CourseError, match="does not compile once its regions are stubbed"):
         release_mod.release(course_mod.load(fresh_course), tmp_path / "out", "a2")
+
+
+def test_the_release_workflow_is_github_classroom_autograding(release_a1):
+    yaml = pytest.importorskip("yaml")
+    out, _ = release_a1
+    text = (out / workflow.WORKFLOW_PATH).read_text()
+    steps = yaml.safe_load(text)["jobs"]["run-autograding-tests"]["steps"]
+    graders = [s for s in steps if s.get("uses") ==
+               "classroom-resources/autograding-command-grader@v1"]
+    assert [(s["id"], s["with"]["command"], s["with"]["max-score"]) for s in graders] == [
+        ("task-1-1", "python -m classroom check 1.1", 4),
+        ("task-1-2", "python -m classroom check 1.2", 3),
+        ("task-1-3", "python -m classroom check 1.3", 1)]
+    [reporter] = [s for s in steps if s.get("uses") ==
+                  "classroom-resources/autograding-grading-reporter@v1"]
+    assert reporter["with"]["runners"] == "task-1-1,task-1-2,task-1-3"
+    assert reporter["env"]["TASK-1-1_RESULTS"] == "${{steps.task-1-1.outputs.result}}"
+    assert not (out / ".github" / "workflows" / "ci.yml").exists()
+
+
+def test_the_release_workflow_run_here_gives_each_task_its_points(release_a1, course,
+                                                                  tmp_path):
+    out, _ = release_a1
+    assert [r.points for r in workflow.run_locally(out)] == [0, 0, 0]
+    solved = tmp_path / "solved"
+    shutil.copytree(out, solved)
+    for task_id in ("1.1", "1.2", "1.3"):
+        found = regions.by_task(regions.scan(solved, course.settings.sources))
+        assert workspace.splice_task(solved, course.root, found[task_id]) == []
+    results = workflow.run_locally(solved)
+    assert [(r.points, r.max_points) for r in results] == [(4, 4), (3, 3), (1, 1)], \
+        [r.output for r in results]
