@@ -138,6 +138,7 @@ class ClassroomRun:
 
     @pytest.hookimpl(trylast=True)
     def pytest_collection_modifyitems(self, session, config, items):
+        _derandomize_hypothesis()     # again: a conftest may have loaded its own profile
         keep, drop = [], []
         for item in items:
             tasks = item_tasks(item)
