@@ -177,7 +177,7 @@ def check_mutants(course, grader, traced, grouped, tasks, per_task, jobs, note,
         say_table(text)
     note(share >= 0.9, f"{share:.0%} of the mutants that break a test are caught by their "
          "own task (at least 90%)" + "".join(f"\n        {line}" for line in
-                                             text.splitlines() if "survivor" in line))
+                                             text.splitlines() if line.startswith("- survivor")))
 
 
 class TracedRuns:
