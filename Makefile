@@ -33,6 +33,7 @@
 #   make release OUT=../a1 ASSIGNMENT=a1-engine a student repository
 #   make grade SUBMISSIONS=subs/ OUT=grades.csv [ASSIGNMENT=.. JOBS=2 ISOLATE=1 FEEDBACK=dir]
 #   make selfcheck                              the course holds together (CI)
+#   make mutants [PER_TASK=N]                   generated mutants of every region: the table
 #   make bench-grading                          time grading 30 submissions with 2 jobs
 
 SHELL := /bin/bash
@@ -61,7 +62,7 @@ NBVAL_ARGS := --nbval --nbval-current-env --nbval-sanitize-with book/sanitize.cf
               --nbval-cell-timeout=$(NB_TIMEOUT)
 
 .PHONY: help setup book test test-machines lab bench torch-diff clean distclean
-.PHONY: tasks check release grade selfcheck bench-grading release-needs-out grade-needs-submissions
+.PHONY: tasks check release grade selfcheck mutants bench-grading release-needs-out grade-needs-submissions
 
 help:
 	@echo "make book       build the HTML book into _build/html (runs every notebook)"
@@ -162,6 +163,10 @@ grade: grade-needs-submissions setup
 
 selfcheck: setup
 	$(CLASSROOM) selfcheck $(TASKS) $(if $(JOBS),--jobs $(JOBS))
+
+# Every generated mutant of every region (selfcheck grades one per task): the table.
+mutants: setup
+	$(CLASSROOM) mutants $(TASKS) $(if $(JOBS),--jobs $(JOBS)) $(if $(PER_TASK),--per-task $(PER_TASK))
 
 # (checked before setup, which may take a while)
 release-needs-out:

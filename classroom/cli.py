@@ -18,7 +18,7 @@ import time
 from classroom import course as course_mod, regions as regions_mod
 from classroom.course import CourseError
 
-INSTRUCTOR_ONLY = ("release", "grade", "selfcheck", "needs")
+INSTRUCTOR_ONLY = ("release", "grade", "selfcheck", "needs", "mutants")
 
 
 def build_parser():
@@ -64,6 +64,12 @@ def build_parser():
     needs = commands.add_parser("needs", help="derive what each task's tests need (traced)")
     needs.add_argument("--write", action="store_true",
                        help="write the derived needs into classroom/tasks.toml")
+
+    mutants = commands.add_parser("mutants", help="grade generated mutants of every region")
+    mutants.add_argument("task_ids", nargs="*", metavar="TASK", help="only these tasks")
+    mutants.add_argument("--per-task", type=int, default=None,
+                         help="at most this many mutants per task (default: all)")
+    mutants.add_argument("--jobs", type=int, default=2, help="runs at once (default: 2)")
 
     selfcheck = commands.add_parser("selfcheck", help="check that the course holds together")
     selfcheck.add_argument("task_ids", nargs="*", metavar="TASK",
@@ -177,5 +183,29 @@ def run_needs(course, args):
     return 1 if failed else 0
 
 
-COMMANDS = {"tasks": run_tasks, "needs": run_needs, "release": run_release, "check": run_check,
+def run_mutants(course, args):
+    import tempfile
+    from classroom import regions, selfcheck
+    from classroom.grade import Grader
+    started = time.monotonic()
+    tasks = course.select(args.task_ids)
+    grouped = regions.by_task(regions.scan(course.root, course.settings.sources))
+    findings = []
+
+    def note(ok, what):
+        findings.append(ok)
+        if not ok or "SURVIVES" in what or "caught by their" in what:
+            print(f"{'ok  ' if ok else 'FAIL'}  {what}")
+
+    with tempfile.TemporaryDirectory(prefix="classroom-mutants-") as scratch:
+        grader = Grader(course, tasks, scratch)
+        traced = selfcheck.TracedRuns(course, grader, tasks)
+        selfcheck.run_all(traced.runs(), args.jobs, note)
+        selfcheck.check_mutants(course, grader, traced, grouped, tasks, args.per_task,
+                                args.jobs, note, say_table=print)
+    print(f"mutants: {time.monotonic() - started:.0f} s")
+    return 0 if all(findings) else 1
+
+
+COMMANDS = {"tasks": run_tasks, "needs": run_needs, "mutants": run_mutants, "release": run_release, "check": run_check,
             "grade": run_grade, "selfcheck": run_selfcheck}

@@ -110,6 +110,17 @@ class Grader:
         finally:
             shutil.rmtree(workdir, ignore_errors=True)
 
+    def run_mutant(self, region, body, nodeids, task_ids):
+        """Run the tests ``nodeids`` (of ``task_ids``) on the solution with ``region``'s
+        body replaced by ``body`` (classroom.mutants)."""
+        workdir = self._new_workdir()
+        try:
+            workspace.copy_tree(self.base, workdir)
+            regions_mod.rewrite_regions(workdir, [region], lambda r, old: body)
+            return runner.run_tests(workdir, list(nodeids), list(task_ids), self.options)
+        finally:
+            shutil.rmtree(workdir, ignore_errors=True)
+
     def _splice(self, workdir, job):
         task = job.tasks[0]
         missing = workspace.splice_task(workdir, job.submission, self.regions.get(task.id, []))

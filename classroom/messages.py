@@ -90,6 +90,14 @@ def not_done(task_id, own_task=None):
     return f"task {task_id} is not done yet: write its code between its markers"
 
 
+def waiting(task_ids, passed):
+    """A task whose only failures are other tasks' stubs."""
+    names = f"task{'s' if len(task_ids) > 1 else ''} {', '.join(task_ids)}"
+    if passed:
+        return f"your code passes; it waits only on {names}, not done yet"
+    return f"its tests cannot run before {names}, not done yet"
+
+
 def timed_out(seconds):
     return (f"took longer than {seconds:g} s, the time limit for one test "
             "(an endless loop, or much slower code than needed?)")

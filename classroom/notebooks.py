@@ -173,6 +173,20 @@ def _dedent_line(line, count):
     return line[min(count, spaces):]
 
 
+def drop_marker_lines(notebook, task_ids):
+    """Remove the marker lines of ``task_ids``' regions from every output (a printed
+    copy of a region that a release leaves solved, without its markers)."""
+    from classroom.regions import _MARKER
+    for cell in notebook.cells:
+        for holder, key in output_texts(cell):
+            text = _get(holder, key)
+            kept = [line for line in text.splitlines(keepends=True)
+                    if not ((m := _MARKER.match(line.rstrip("\r\n")))
+                            and m["rest"].strip() in task_ids)]
+            if len(kept) != len(text.splitlines(keepends=True)):
+                holder[key] = "".join(kept)
+
+
 def rerender_outputs(notebook, replacements):
     """Replace printed solution blocks by their stubs in every output; return the
     number of cells changed."""

@@ -90,7 +90,9 @@ def release(course, out, assignment=None):
     stubbed = sorted(regions_mod.stub_tasks(out, released, tasks + later, later_ids))
     regions_mod.unmark(out, [r for r in all_regions if r not in released])
     check_python_compiles(out, stubbed)
-    changed_notebooks = scrub_notebooks(course, out, released, tasks + later, later_ids)
+    solved_ids = {r.task for r in all_regions} - {r.task for r in released}
+    changed_notebooks = scrub_notebooks(course, out, released, tasks + later, later_ids,
+                                        solved_ids)
     apply_replacements(course, out)
     write_student_files(course, out, assignment, tasks)
     leaks = find_leaks(out, course, released)
@@ -144,7 +146,7 @@ def _solution_bodies(course, released):
     return bodies
 
 
-def scrub_notebooks(course, out, released, tasks, later_ids=()):
+def scrub_notebooks(course, out, released, tasks, later_ids=(), solved_ids=()):
     """Solutions out of every notebook and markdown page of the sources; outputs that
     show a released region re-rendered or cleared.  Returns the changed notebooks."""
     by_id = {t.id: t for t in tasks}
@@ -162,7 +164,7 @@ def scrub_notebooks(course, out, released, tasks, later_ids=()):
         if path.suffix == ".ipynb":
             relpath = path.relative_to(out).as_posix()
             if _scrub_notebook(path, region_cells.get(relpath, set()), replacements,
-                               distinctive):
+                               distinctive, solved_ids):
                 changed.append(relpath)
     for folder in course.settings.sources:
         for path in sorted((out / folder).rglob("*.md")) if (out / folder).is_dir() else ():
@@ -173,7 +175,7 @@ def scrub_notebooks(course, out, released, tasks, later_ids=()):
     return changed
 
 
-def _scrub_notebook(path, stubbed_cells, replacements, distinctive):
+def _scrub_notebook(path, stubbed_cells, replacements, distinctive, solved_ids=()):
     notebook = nbformat.read(path, as_version=4)
     before = nbformat.writes(notebook)
     for index in stubbed_cells:            # (indices are from before solutions are removed)
@@ -181,6 +183,7 @@ def _scrub_notebook(path, stubbed_cells, replacements, distinctive):
     notebooks.strip_solutions(notebook)
     notebooks.rerender_outputs(notebook, replacements)
     notebooks.clear_leaking_outputs(notebook, distinctive)
+    notebooks.drop_marker_lines(notebook, set(solved_ids))
     if nbformat.writes(notebook) == before:
         return False
     nbformat.write(notebook, path)

@@ -64,6 +64,7 @@ class TaskScore:
     status: str                # pass, fail, not-done, blocked, no-tests
     first_failure: str = ""
     failing_test: str = ""
+    waits_on: tuple = ()        # (blocked) the unfinished tasks that stopped its tests
 
     @property
     def max_points(self):
@@ -92,6 +93,8 @@ def task_test_files(root, folders, task_ids=()):
         for path in sorted(base.rglob("*.py")):
             if any(p.startswith(".") or p == "__pycache__" for p in path.relative_to(root).parts):
                 continue
+            if not (path.name.startswith("test_") or path.name.endswith("_test.py")):
+                continue      # (a helper module that only quotes a mark is not a test file)
             ids = task_ids_in(path)
             if ids and (not wanted or ids & wanted):
                 files.append(path.relative_to(root).as_posix())
@@ -327,9 +330,13 @@ def score(tasks, expected, run, scoring="proportional"):
         public_first = sorted(failures, key=lambda f: is_hidden(f.nodeid))
         own = [f for f in public_first if f.kind == "not-done" and f.blocked_by == task.id]
         first = (own or public_first or [None])[0]
-        scores[task.id] = TaskScore(task, points, passed, len(tests), status,
-                                    _in_words(first, task.id) if first else "",
-                                    first.nodeid if first else "")
+        waits_on = tuple(sorted({f.blocked_by for f in failures}, key=str)) \
+            if status == "blocked" else ()
+        words = _in_words(first, task.id) if first else ""
+        if waits_on:
+            words = messages.waiting(waits_on, passed)
+        scores[task.id] = TaskScore(task, points, passed, len(tests), status, words,
+                                    first.nodeid if first else "", waits_on)
     return scores
 
 

@@ -39,7 +39,7 @@ from classroom.grade import Grader, Job, points
 from classroom.runner import score
 
 
-MUTANTS_IN_SELFCHECK = 0     # generated mutants per task in selfcheck (`make mutants`: all)
+MUTANTS_IN_SELFCHECK = 1     # generated mutants per task in selfcheck (`make mutants`: all)
 
 
 @dataclasses.dataclass
@@ -157,12 +157,27 @@ def selfcheck(course, jobs=1, say=print, task_ids=(), mutants=MUTANTS_IN_SELFCHE
         check_tests(course, grader, note, tasks)
         traced = TracedRuns(course, grader, tasks)
         runs = traced.runs() + planned_runs(course, grader, grouped, scratch, note, tasks)
-        if mutants:
-            from classroom import mutants as mutants_mod
-            runs += mutants_mod.planned_runs(course, grader, grouped, tasks, mutants)
         run_all(runs, jobs, note)
         traced.judge(note, grouped)
+        if mutants:
+            check_mutants(course, grader, traced, grouped, tasks, mutants, jobs, note)
     return findings
+
+
+def check_mutants(course, grader, traced, grouped, tasks, per_task, jobs, note,
+                  say_table=None):
+    """Grade ``per_task`` generated mutants of each task (None: all of them); at least
+    90% of those that break a test must be caught by their own task."""
+    from classroom import mutants as mutants_mod
+    chosen = mutants_mod.sample(mutants_mod.all_mutants(course, grouped, tasks), per_task)
+    planned, outcomes = mutants_mod.runs(course, grader, traced.results, chosen)
+    run_all(planned, jobs, note)
+    text, share = mutants_mod.table(outcomes, course)
+    if say_table:
+        say_table(text)
+    note(share >= 0.9, f"{share:.0%} of the mutants that break a test are caught by their "
+         "own task (at least 90%)" + "".join(f"\n        {line}" for line in
+                                             text.splitlines() if line.startswith("- survivor")))
 
 
 class TracedRuns:
@@ -317,14 +332,16 @@ def planned_runs(course, grader, grouped, scratch, note, chosen=None):
 
 def walk_runs(course, grader, assignment, release_dir, tasks):
     """A student's walk through a release: the tasks filled in one at a time, in the
-    syllabus' order, from the solution; after each step that task and every earlier one
-    of the assignment must score full marks, with the later ones still stubs."""
+    syllabus' order, from the solution; after each step the task just written scores
+    full marks, with the later ones still stubs.  (The earlier ones keep theirs: their
+    tests run no later task's code, which the traced runs prove, so they are not run
+    again at every step.)"""
     runs = []
     for count in range(1, len(tasks) + 1):
         filled = tasks[:count]
         runs.append(grading_run(
             grader, f"walk {assignment.name}: after {filled[-1].id} ({count} of "
-            f"{len(tasks)} written)", Job(release_dir, filled),
+            f"{len(tasks)} written)", Job(release_dir, filled[-1:]),
             _filling(course, release_dir, filled), _full_marks))
     return runs
 

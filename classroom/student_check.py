@@ -97,7 +97,30 @@ def run_check(task_ids=(), root=None):
         if (course.root / path).is_file():
             for task_id in runner.task_ids_in(course.root / path):
                 expected.setdefault(f"{path}::(could not be loaded)", (task_id,))
-    return CheckResult(runner.score(tasks, expected, run, settings.scoring), run.problems)
+    scores = runner.score(tasks, expected, run, settings.scoring)
+    for task_id in still_stubbed(course, [i for i, sc in scores.items()
+                                          if sc.status == "blocked"]):
+        scores[task_id].status = "not-done"     # (an earlier stub stopped it first)
+    return CheckResult(scores, run.problems)
+
+
+def still_stubbed(course, task_ids):
+    """The tasks of ``task_ids`` whose regions still hold their stub."""
+    from classroom import regions
+    if not task_ids:
+        return []
+    try:
+        found = regions.by_task(regions.scan(course.root, course.settings.sources))
+    except regions.MarkerError:
+        return []
+    stubbed = []
+    for task_id in task_ids:
+        for region in found.get(task_id, []):
+            bodies = regions.task_bodies(course.root, region.path, task_id) or []
+            if any("TaskNotDone(" in "".join(body) for body in bodies):
+                stubbed.append(task_id)
+                break
+    return stubbed
 
 
 def format_lines(result):

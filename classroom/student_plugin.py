@@ -18,13 +18,28 @@ import pathlib
 import pytest
 
 from classroom.course import load
-from classroom.messages import stub_in_text, unfinished_stub
+from classroom.messages import STUB_EXCEPTION, stub_in_text, unfinished_stub
 from classroom.regions import scan
 
 _unfinished = {}          # task id -> message
 _REGION_STARTS = {}       # task id -> (path, line) of its first region in a Python file
 _stopped_notebooks = {}   # notebook node id -> task id
 _LATER = set()            # tasks of later assignments
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_fixture_setup(fixturedef, request):
+    """A fixture stopped by a stub is remembered as failed, as pytest remembers one that
+    raised an Exception: pytest keeps only Exceptions, and TaskNotDone is a
+    BaseException, so a shared fixture (``scope="module"``) would be left half set up
+    and the next test that asks for it would crash pytest itself."""
+    try:
+        return (yield)
+    except BaseException as error:
+        if type(error).__name__ == STUB_EXCEPTION and fixturedef.cached_result is None:
+            fixturedef.cached_result = (None, fixturedef.cache_key(request),
+                                        (error, error.__traceback__))
+        raise
 
 
 def pytest_configure(config):

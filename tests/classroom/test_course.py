@@ -19,8 +19,15 @@ def test_the_fixture_course_loads(course):
 
 def test_the_stub_message_names_task_chapter_section_and_command(course):
     assert course.task("1.2").stub_message() == (
-        "Task 1.2 (accumulating gradients): see chapter 1, section Accumulation; "
-        "check it with python -m classroom check 1.2")
+        "Task 1.2 (accumulating gradients) is not done yet: write it between its markers, "
+        "as chapter 1, section Accumulation, explains, and check it with python -m "
+        "classroom check 1.2.")
+
+
+def test_a_later_assignment_s_stub_names_its_assignment(course):
+    assert course.task("2.1").stub_message(later=True) == (
+        "Task 2.1 (Mul backward) is not done yet: it comes with assignment a2, in "
+        "chapter 2.")
 
 
 def _write_tasks(root, text):
@@ -41,7 +48,7 @@ name = "a1"
     ('[[task]]\nid = "1.1"\ntitle = "t"\nchapter = 1\nsection = "s"\npoints = 1\n'
      'assignment = "nope"\n', "no [[assignment]]"),
     ('[[task]]\nid = "1.1"\ntitle = "t"\nchapter = 1\nsection = "s"\npoints = 1\n'
-     'assignment = "a1"\ndepends_on = ["9.9"]\n', "depends on '9.9'"),
+     'assignment = "a1"\ndepends_on = ["9.9"]\n', "needs '9.9'"),
     ('[[task]]\nid = "1.1"\ntitle = "t"\nchapter = 1\nsection = "s"\npoints = 1\n'
      'assignment = "a1"\ndepends_on = ["1.2"]\n'
      '[[task]]\nid = "1.2"\ntitle = "t"\nchapter = 1\nsection = "s"\npoints = 1\n'

@@ -82,7 +82,7 @@ def test_grading_twice_gives_the_same_table(course_root, release_a1, tmp_path):
         tables.append(out.read_text())
     assert tables[0] == tables[1]
     rows = list(csv.reader(tables[0].splitlines()))
-    assert rows == [["submission", "2.1", "total"], ["solution", "2", "2"],
+    assert rows == [["student_id", "2.1", "total"], ["solution", "2", "2"],
                     ["sometimes-wrong", "0", "0"]]
 
 
@@ -114,7 +114,7 @@ def test_csv_and_feedback_files(course_root, graded, tmp_path):
     tasks = [s.task for s in grades[0].scores.values()]
     grade_mod.write_csv(grades, tasks, tmp_path / "grades.csv")
     rows = list(csv.reader((tmp_path / "grades.csv").read_text().splitlines()))
-    assert rows[0] == ["submission", "1.1", "1.2", "1.3", "total"]
+    assert rows[0] == ["student_id", "1.1", "1.2", "1.3", "total"]
     assert ["wrong-1.2", "4", "1", "1", "6"] in rows
     assert len(rows) == 1 + len(grades)
     grade_mod.write_feedback(grades, tasks, tmp_path / "feedback", "The engine")
@@ -127,3 +127,31 @@ def test_csv_and_feedback_files(course_root, graded, tmp_path):
 def test_an_empty_submissions_folder_is_refused(course, tmp_path):
     with pytest.raises(CourseError, match="holds no submission folders"):
         grade_mod.grade(course, tmp_path, "a1", progress=False)
+
+
+def test_shards_cover_each_submission_once_and_merge_in_order(tmp_path):
+    names = [f"s{i:02d}" for i in range(7)]
+    slices = [grade_mod.shard_of(names, (i, 3)) for i in (1, 2, 3)]
+    assert sorted(sum(slices, [])) == names and slices[0] == ["s00", "s03", "s06"]
+    for text in ("0/3", "4/3", "x"):
+        with pytest.raises(CourseError, match="I/N"):
+            grade_mod.parse_shard(text)
+    parts = []
+    for number, rows in enumerate((["s03,1,1", "s00,2,2"], ["s01,0,0"]), 1):
+        part = tmp_path / f"part{number}.csv"
+        part.write_text("student_id,1.1,total\n" + "\n".join(rows) + "\n")
+        feedback = tmp_path / f"feedback{number}"
+        feedback.mkdir()
+        for row in rows:
+            (feedback / f"{row.split(',')[0]}.md").write_text("# feedback\n")
+        parts.append(part)
+    count = grade_mod.merge(parts, tmp_path / "all.csv",
+                            [tmp_path / "feedback1", tmp_path / "feedback2"],
+                            tmp_path / "feedback")
+    assert count == 3
+    assert (tmp_path / "all.csv").read_text().splitlines() == [
+        "student_id,1.1,total", "s00,2,2", "s01,0,0", "s03,1,1"]
+    assert sorted(p.name for p in (tmp_path / "feedback").iterdir()) == [
+        "s00.md", "s01.md", "s03.md"]
+    with pytest.raises(CourseError, match="in two shards"):
+        grade_mod.merge([parts[0], parts[0]], tmp_path / "again.csv")

@@ -2,7 +2,7 @@
 
 import pytest
 
-from classroom import regions
+from classroom import TaskNotDone, regions
 from classroom.course import Task
 from classroom.regions import MarkerError
 
@@ -42,15 +42,16 @@ def test_the_stub_is_valid_python_that_raises_the_message_in_short_lines():
     source = "def f():\n    if True:\n" + "".join(stub)
     namespace = {}
     exec(compile(source, "stub", "exec"), namespace)
-    with pytest.raises(NotImplementedError) as error:
+    with pytest.raises(TaskNotDone) as error:
         namespace["f"]()
     assert str(error.value) == TASK.stub_message()
+    assert not isinstance(error.value, Exception)     # no `except Exception` catches it
 
 
 def test_a_title_with_quotes_still_makes_valid_python():
     task = Task("1.1", 'the "quoted" \\ one', 1, "s", 1, "a1")
     source = "".join(regions.stub_lines(task, ""))
-    with pytest.raises(NotImplementedError, match="quoted"):
+    with pytest.raises(TaskNotDone, match="quoted"):
         exec(source, {})
 
 
@@ -64,7 +65,7 @@ def test_stubbing_and_splicing_a_file(tmp_path):
     regions.stub_tasks(tmp_path, found, [TASK])
     text = path.read_text()
     assert "return 1" not in text and "### BEGIN SOLUTION 4.2" in text
-    assert "raise NotImplementedError(" in text
+    assert "raise TaskNotDone(" in text
     assert regions.task_bodies(tmp_path, "mod.py", "4.2") == [
         regions.stub_lines(TASK, "    ")]
     assert regions.task_bodies(tmp_path, "missing.py", "4.2") is None

@@ -13,10 +13,15 @@ def test_the_fixture_course_passes_selfcheck(course):
     findings = selfcheck.selfcheck(course, jobs=2, say=said.append)
     assert [f.what for f in findings if not f.ok] == []
     text = "\n".join(said)
-    for expected in ("the solution: full marks", "release a1: scores 0 on every task",
+    for expected in ("the solution, a1 (traced): full marks",
+                     "release a1: scores 0 on every task",
                      "release a2: `check`: every task is reported as not done",
-                     "task 1.1, region 1 (minigrad/engine.py, lines 25-31) replaced by a raise:"
-                     " loses points",
+                     "task 1.1, region 1 (minigrad/engine.py, lines 25-31) runs in its task's "
+                     "tests",
+                     "walk a1: after 1.2 (2 of 3 written): full marks",
+                     "every test is marked with the latest task (in the syllabus) whose code "
+                     "it runs",
+                     "task 2.1 needs only earlier tasks (1.1, 1.2)",
                      "wrong answer 'swapped operands' of task 2.1: loses points"):
         assert expected in text
 
@@ -42,6 +47,30 @@ def test_a_dead_region_is_found(fresh_course, tmp_path):
            selfcheck._loses_points)
     [(ok, what)] = _one_run(course, run, tmp_path)
     assert not ok and "keeps full marks: the tests miss it" in what
+
+
+def test_tracing_finds_a_dead_region_a_later_task_reached_and_stale_needs(fresh_course,
+                                                                          tmp_path):
+    engine = fresh_course / "minigrad" / "engine.py"
+    engine.write_text(engine.read_text() + (
+        "\n\ndef unused():\n    ### BEGIN SOLUTION 1.2\n    return 'dead'\n"
+        "    ### END SOLUTION 1.2\n"))
+    tests = fresh_course / "tests" / "test_engine.py"
+    tests.write_text(tests.read_text() + (
+        '\n\n@pytest.mark.task("1.1")\ndef test_a_count_then_a_backward():\n'
+        "    x = Value(3.0)\n    backward(x + x)\n    assert x.grad == 2.0\n"))
+    course = course_mod.load(fresh_course)
+    grader = Grader(course, course.tasks_of("a1"), tmp_path / "grading")
+    traced = selfcheck.TracedRuns(course, grader, course.tasks_of("a1"))
+    found = []
+    note = lambda ok, what: found.append((ok, what))       # noqa: E731
+    selfcheck.run_all(traced.runs(), 1, note)
+    traced.judge(note, regions.by_task(regions.scan(fresh_course, ["minigrad", "book"])))
+    failed = "\n".join(what for ok, what in found if not ok)
+    assert "test_engine.py::test_a_count_then_a_backward is marked ['1.1'] but runs the " \
+           "code of ['1.1', '1.2']: mark it task('1.2')" in failed
+    assert "task 1.1's tests run the code of later tasks ['1.2']" in failed
+    assert "task 1.2, region 2 (minigrad/engine.py" in failed and "never runs" in failed
 
 
 def test_a_wrong_answer_the_tests_miss_fails_selfcheck(fresh_course, tmp_path):
