@@ -485,10 +485,34 @@ def custom_function_rule(ctx):
                 for a, t in zip(primals, tangents)]
         ctx._in_jvp = True
         try:
-            return ctx._forward_cls.jvp(ctx, *tans)
+            result = ctx._forward_cls.jvp(ctx, *tans)
         finally:
             ctx._in_jvp = False
+        return _checked_jvp_result(result, out)
     return rule
+
+
+def _checked_jvp_result(result, out):
+    """What a user's ``jvp`` returned, refused as PyTorch refuses it: one tangent per
+    output, each a tensor (or None) of its output's size."""
+    outs = out if type(out) is tuple else (out,)
+    tans = result if type(result) is tuple else (result,)
+    if len(tans) != len(outs):
+        raise RuntimeError("Function's jvp returned an invalid number of forward gradients "
+                           f"(expected {len(outs)} but got {len(tans)})")
+    for i, (output, tangent) in enumerate(zip(outs, tans)):
+        if tangent is None:
+            continue
+        if not isinstance(tangent, Tensor):
+            raise RuntimeError(f"expected Variable or None (got {type(tangent).__name__}) "
+                               f"for grad output {i}.")
+        if isinstance(output, Tensor) and tangent.shape != output.shape:
+            raise RuntimeError(
+                "Trying to set a forward gradient that has a different size than that of "
+                "the original Tensor, this is not supported. Tensor is of size "
+                f"{list(output.shape)} while the given forward gradient is of size "
+                f"{list(tangent.shape)}.")
+    return result
 
 
 def coverage():

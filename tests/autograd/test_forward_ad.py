@@ -179,3 +179,39 @@ def test_no_level_means_no_transform_on_the_op_path():
     with fwAD.dual_level():
         assert function.transform_apply[0] is not None
     assert function.transform_apply[0] is None
+
+
+def _doubling_with_jvp(returns):
+    """A custom Function computing 2x whose jvp returns ``returns(tangent)``."""
+    class Doubling(torch.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            return x * 2
+
+        @staticmethod
+        def backward(ctx, grad):
+            return grad * 2
+
+        @staticmethod
+        def jvp(ctx, tangent):
+            return returns(tangent)
+    return Doubling
+
+
+# Expected messages from PyTorch 2.13, for a (2, 3) float64 input with a tangent.
+@pytest.mark.parametrize("returns, message", [
+    (lambda t: torch.zeros(3, 4, dtype=t.dtype),
+     "Trying to set a forward gradient that has a different size than that of the original "
+     "Tensor, this is not supported. Tensor is of size [2, 3] while the given forward "
+     "gradient is of size [3, 4]."),
+    (lambda t: (t, t),
+     "Function's jvp returned an invalid number of forward gradients (expected 1 but got 2)"),
+    (lambda t: 1.5, "expected Variable or None (got float) for grad output 0."),
+])
+def test_a_custom_jvp_result_is_checked_as_pytorch_checks_it(returns, message):
+    with fwAD.dual_level():
+        x = fwAD.make_dual(torch.ones(2, 3, dtype=torch.float64),
+                           torch.ones(2, 3, dtype=torch.float64))
+        with pytest.raises(RuntimeError) as info:
+            _doubling_with_jvp(returns).apply(x)
+    assert str(info.value) == message
