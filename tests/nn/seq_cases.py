@@ -44,9 +44,9 @@ def results(lib, module, outputs, inputs=()):
     out = {f"out{i}": o.detach().numpy() for i, o in enumerate(outputs) if o is not None}
     for i, t in enumerate(inputs):
         out[f"input_grad{i}"] = t.grad.numpy()
-    if module is not None:
-        for name, p in module.named_parameters():
-            out[f"grad/{name}"] = p.grad.numpy()
+    parameters = module.named_parameters() if module is not None else ()
+    for name, p in parameters:
+        out[f"grad/{name}"] = p.grad.numpy()
     return out
 
 
