@@ -518,14 +518,19 @@ def _checked_jvp_result(result, out):
 def coverage():
     """For the report and the chapter: every built-in op, and whether its jvp rule is
     written in the table or derived through its backward."""
+    return {cls: ("table" if cls in JVP_RULES else "through backward")
+            for cls in builtin_ops()}
+
+
+def builtin_ops():
+    """Every built-in op class: the subclasses of ``BuiltinFunction``, without shared bases."""
     seen, stack = [], [ops.BuiltinFunction]
     while stack:
         for sub in stack.pop().__subclasses__():
             if sub not in seen:
                 seen.append(sub)
                 stack.append(sub)
-    return {cls: ("table" if cls in JVP_RULES else "through backward") for cls in seen
-            if not _is_base(cls)}
+    return [cls for cls in seen if not _is_base(cls)]
 
 
 def _is_base(cls):

@@ -574,16 +574,5 @@ class _VmapInfo:
 
 def coverage():
     """Every built-in op and its kind of batching rule (or ``loop fallback``)."""
-    seen, stack = [], [ops.BuiltinFunction]
-    while stack:
-        for sub in stack.pop().__subclasses__():
-            if sub not in seen:
-                seen.append(sub)
-                stack.append(sub)
-    return {cls: ("rule" if cls in BATCH_RULES else "loop fallback") for cls in seen
-            if not _is_base(cls)}
-
-
-def _is_base(cls):
-    """A shared base of several ops (``_OfInput``, ``InPlaceOp``...), never applied itself."""
-    return cls.__name__.startswith("_") or cls.__name__ in ("InPlaceOp", "ViewFunction")
+    from ..autograd.forward_rules import builtin_ops
+    return {cls: ("rule" if cls in BATCH_RULES else "loop fallback") for cls in builtin_ops()}
