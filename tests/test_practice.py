@@ -4,26 +4,39 @@ The markup is described in book/README-authoring.md ("Predict, then run"): a
 markdown cell whose last paragraph starts ``**Predict, then run:**``, then the
 code cell that answers it, then a markdown cell holding only the collapsed
 ``Answer`` admonition (classes ``dropdown predict-answer``, and the Jupyter
-metadata that collapses it there too).  Each chapter listed below asks at least
-three such questions and has at least one build or debug exercise.
+metadata that collapses it there too).  Every page of the book keeps that markup
+(how many prompts a page asks is tests/test_pages.py's business), and every
+numbered chapter, whatever the number of its pages, has at least one build or
+debug exercise.
 """
 
+import importlib.util
 import json
 import pathlib
+from collections import defaultdict
 
 import pytest
 
 pytestmark = pytest.mark.book
 
-BOOK = pathlib.Path(__file__).resolve().parents[1] / "book"
+ROOT = pathlib.Path(__file__).resolve().parents[1]
 PROMPT = "**Predict, then run:**"
 ANSWER_HEAD = "```{admonition} Answer\n:class: dropdown predict-answer\n"
-CHAPTERS = ["01_refcount", "02_weakref", "04_autograd_graph", "05_autograd_modes",
-            "06_functions"]
+_spec = importlib.util.spec_from_file_location("page_stats", ROOT / "scripts" / "page_stats.py")
+page_stats = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(page_stats)
+PAGES = [path for path, _ in page_stats.toc_pages(ROOT)]
+# Chapter NN's pages are the numbered pages whose file names start with NN.
+CHAPTERS = defaultdict(list)
+for _path, _numbered in page_stats.toc_pages(ROOT):
+    if _numbered and _path.stem[:2].isdigit():
+        CHAPTERS[_path.stem[:2]].append(_path)
+# Chapters whose build or debug exercise is still to be written.
+WITHOUT_BUILD_EXERCISE = {"03", "07", "08", "09", "10", "11"}
 
 
-def cells_of(chapter):
-    return json.loads((BOOK / f"{chapter}.ipynb").read_text())["cells"]
+def cells_of(path):
+    return json.loads(path.read_text())["cells"]
 
 
 def source(cell):
@@ -52,16 +65,14 @@ def prompt_problems(cells):
     return problems, prompts
 
 
-@pytest.mark.parametrize("chapter", CHAPTERS)
-def test_each_chapter_asks_three_predictions_in_the_documented_markup(chapter):
-    problems, prompts = prompt_problems(cells_of(chapter))
+@pytest.mark.parametrize("page", PAGES, ids=[p.stem for p in PAGES])
+def test_each_prompt_follows_the_documented_markup(page):
+    problems, _ = prompt_problems(cells_of(page))
     assert problems == []
-    assert prompts >= 3
 
 
-@pytest.mark.parametrize("chapter", CHAPTERS)
-def test_each_chapter_has_a_build_or_debug_exercise_with_a_solution_that_runs(chapter):
-    cells = cells_of(chapter)
+def build_or_debug_exercise_runs(cells):
+    """Whether a page has a build or debug exercise whose solution cells ran."""
     for i, cell in enumerate(cells):
         text = source(cell)
         if text.startswith("````{exercise}") and (
@@ -71,11 +82,19 @@ def test_each_chapter_has_a_build_or_debug_exercise_with_a_solution_that_runs(ch
                          if source(c).startswith(f"````{{solution-start}} {label}"))
             end = next(j for j in range(start, len(cells))
                        if source(cells[j]).startswith("````{solution-end}"))
-            assert any(c["cell_type"] == "code" and c["outputs"] is not None
+            return any(c["cell_type"] == "code" and c["outputs"] is not None
                        and c.get("execution_count") for c in cells[start:end])
-            return
-    pytest.fail(f"{chapter} has no exercise that says 'A build exercise.' or "
-                "'A debug exercise.'")
+    return False
+
+
+@pytest.mark.parametrize("chapter", sorted(CHAPTERS))
+def test_each_chapter_has_a_build_or_debug_exercise_with_a_solution_that_runs(chapter):
+    found = any(build_or_debug_exercise_runs(cells_of(page)) for page in CHAPTERS[chapter])
+    if chapter in WITHOUT_BUILD_EXERCISE:
+        assert not found, f"chapter {chapter} has one now: take it off WITHOUT_BUILD_EXERCISE"
+    else:
+        assert found, (f"chapter {chapter} has no exercise that says 'A build exercise.' "
+                       "or 'A debug exercise.' with a solution that ran")
 
 
 def test_the_checks_fail_on_a_prompt_without_its_answer():
