@@ -217,3 +217,18 @@ def test_encoder_layer_output_node_is_layer_norm():
     layer = nn.TransformerEncoderLayer(8, 2, 16, dropout=0.0)
     assert layer(torch.randn(3, 2, 8, requires_grad=True)).grad_fn.name() == \
         "NativeLayerNormBackward0"
+
+
+def test_transformer_layers_register_submodules_and_parameters_in_pytorchs_order():
+    # Expected values from PyTorch 2.13: the order decides state-dict keys and the
+    # order parameters reach an optimizer.
+    decoder = torch.nn.TransformerDecoderLayer(8, 2)
+    assert [name for name, _ in decoder.named_modules()] == [
+        "", "self_attn", "self_attn.out_proj", "multihead_attn", "multihead_attn.out_proj",
+        "linear1", "dropout", "linear2", "norm1", "norm2", "norm3", "dropout1", "dropout2",
+        "dropout3"]
+    encoder = torch.nn.TransformerEncoderLayer(8, 2)
+    assert list(encoder.state_dict()) == [
+        "self_attn.in_proj_weight", "self_attn.in_proj_bias", "self_attn.out_proj.weight",
+        "self_attn.out_proj.bias", "linear1.weight", "linear1.bias", "linear2.weight",
+        "linear2.bias", "norm1.weight", "norm1.bias", "norm2.weight", "norm2.bias"]

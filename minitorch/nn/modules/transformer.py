@@ -48,7 +48,20 @@ def _clones(layer, n):
 
 
 class _FeedForward:
-    """The feed-forward block the encoder and decoder layers share."""
+    """What the encoder and decoder layers share: the feed-forward block, and the
+    LayerNorms and Dropouts around their sub-layers (registered in PyTorch's order,
+    so parameters and state-dict keys come out in the same order)."""
+
+    def _add_feed_forward(self, d_model, dim_feedforward, dropout, bias, dtype):
+        self.linear1 = Linear(d_model, dim_feedforward, bias=bias, dtype=dtype)
+        self.dropout = Dropout(dropout)
+        self.linear2 = Linear(dim_feedforward, d_model, bias=bias, dtype=dtype)
+
+    def _add_norms_and_dropouts(self, sublayers, d_model, eps, dropout, bias, dtype):
+        for i in range(1, sublayers + 1):
+            setattr(self, f"norm{i}", LayerNorm(d_model, eps=eps, bias=bias, dtype=dtype))
+        for i in range(1, sublayers + 1):
+            setattr(self, f"dropout{i}", Dropout(dropout))
 
     def _ff_block(self, x):
         x = self.linear2(self.dropout(self.activation(self.linear1(x))))
@@ -64,14 +77,9 @@ class TransformerEncoderLayer(_FeedForward, Module):
         super().__init__()
         self.self_attn = MultiheadAttention(d_model, nhead, dropout=dropout, bias=bias,
                                             batch_first=batch_first, dtype=dtype)
-        self.linear1 = Linear(d_model, dim_feedforward, bias=bias, dtype=dtype)
-        self.dropout = Dropout(dropout)
-        self.linear2 = Linear(dim_feedforward, d_model, bias=bias, dtype=dtype)
+        self._add_feed_forward(d_model, dim_feedforward, dropout, bias, dtype)
         self.norm_first = norm_first
-        self.norm1 = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, dtype=dtype)
-        self.norm2 = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, dtype=dtype)
-        self.dropout1 = Dropout(dropout)
-        self.dropout2 = Dropout(dropout)
+        self._add_norms_and_dropouts(2, d_model, layer_norm_eps, dropout, bias, dtype)
         self.activation = _activation(activation)
 
     def _last_dropout(self, x):
@@ -105,16 +113,9 @@ class TransformerDecoderLayer(_FeedForward, Module):
                                             batch_first=batch_first, dtype=dtype)
         self.multihead_attn = MultiheadAttention(d_model, nhead, dropout=dropout, bias=bias,
                                                  batch_first=batch_first, dtype=dtype)
-        self.linear1 = Linear(d_model, dim_feedforward, bias=bias, dtype=dtype)
-        self.dropout = Dropout(dropout)
-        self.linear2 = Linear(dim_feedforward, d_model, bias=bias, dtype=dtype)
+        self._add_feed_forward(d_model, dim_feedforward, dropout, bias, dtype)
         self.norm_first = norm_first
-        self.norm1 = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, dtype=dtype)
-        self.norm2 = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, dtype=dtype)
-        self.norm3 = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, dtype=dtype)
-        self.dropout1 = Dropout(dropout)
-        self.dropout2 = Dropout(dropout)
-        self.dropout3 = Dropout(dropout)
+        self._add_norms_and_dropouts(3, d_model, layer_norm_eps, dropout, bias, dtype)
         self.activation = _activation(activation)
 
     def _last_dropout(self, x):
