@@ -8,6 +8,8 @@ import pytest
 import minitorch as torch
 import minitorch.autograd.forward_ad as fwAD
 
+from ..doubling import Doubling
+
 pytestmark = pytest.mark.chapter12
 
 d = torch.float64
@@ -147,18 +149,10 @@ def test_function_jvp_in_both_styles():
 
 
 def test_a_function_without_jvp_says_what_to_write():
-    class NoJvp(torch.autograd.Function):
-        @staticmethod
-        def forward(ctx, a):
-            return a * 2
-
-        @staticmethod
-        def backward(ctx, g):
-            return g * 2
     with fwAD.dual_level():
         with pytest.raises(NotImplementedError, match="You must implement the jvp function "
                            "for custom autograd.Function to use it with forward mode AD."):
-            NoJvp.apply(fwAD.make_dual(x, v))
+            Doubling.apply(fwAD.make_dual(x, v))
 
 
 def test_save_for_forward_takes_tensors_only():
@@ -183,19 +177,11 @@ def test_no_level_means_no_transform_on_the_op_path():
 
 def _doubling_with_jvp(returns):
     """A custom Function computing 2x whose jvp returns ``returns(tangent)``."""
-    class Doubling(torch.autograd.Function):
-        @staticmethod
-        def forward(ctx, x):
-            return x * 2
-
-        @staticmethod
-        def backward(ctx, grad):
-            return grad * 2
-
+    class DoublingWithJvp(Doubling):
         @staticmethod
         def jvp(ctx, tangent):
             return returns(tangent)
-    return Doubling
+    return DoublingWithJvp
 
 
 # Expected messages from PyTorch 2.13, for a (2, 3) float64 input with a tangent.

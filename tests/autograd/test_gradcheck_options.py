@@ -11,6 +11,8 @@ import pytest
 import minitorch as torch
 from minitorch.autograd import Function, gradcheck, gradgradcheck
 
+from ..doubling import Doubling, DoublingWithoutMaterializedGrads
+
 # The module of gradcheck, found through the function (``autograd.gradcheck`` names both).
 GradcheckError = sys.modules[gradcheck.__module__].GradcheckError
 
@@ -69,15 +71,7 @@ def test_batched_checks_are_refused(options):
 def test_check_forward_ad_compares_forward_mode_with_finite_differences(options):
     assert gradcheck(lambda a: (a * a).sin(), (x64(0.3, 0.7),), **options)
 
-    class WrongJvp(torch.autograd.Function):
-        @staticmethod
-        def forward(ctx, a):
-            return a * 2
-
-        @staticmethod
-        def backward(ctx, g):
-            return g * 2
-
+    class WrongJvp(Doubling):
         @staticmethod
         def jvp(ctx, t):
             return t * 3
@@ -104,13 +98,9 @@ def test_checking_nothing_is_an_assertion_error():
 
 # ----- nondet_tol -----------------------------------------------------------------------------
 
-class Noisy(Function):
+class Noisy(Doubling):
     """A backward that differs slightly on every call (as a nondeterministic kernel)."""
     calls = 0
-
-    @staticmethod
-    def forward(ctx, x):
-        return x * 2
 
     @staticmethod
     def backward(ctx, grad):
@@ -127,12 +117,8 @@ def test_a_backward_that_is_not_reentrant_fails_unless_nondet_tol_allows_it():
 
 # ----- backward must multiply by its gradient -------------------------------------------------
 
-class PlusTiny(Function):
+class PlusTiny(Doubling):
     """Right up to 1e-12, even when the output gradient is zero."""
-
-    @staticmethod
-    def forward(ctx, x):
-        return x * 2
 
     @staticmethod
     def backward(ctx, grad):
@@ -153,25 +139,15 @@ def test_masked_compares_that_zero_with_allclose():
 
 # ----- check_undefined_grad -------------------------------------------------------------------
 
-class OnesWithoutGradient(Function):
+class OnesWithoutGradient(DoublingWithoutMaterializedGrads):
     """Right for a real gradient, but returns ones when none arrived (None)."""
-
-    @staticmethod
-    def forward(ctx, x):
-        ctx.set_materialize_grads(False)
-        return x * 2
 
     @staticmethod
     def backward(ctx, grad):
         return torch.ones(2, dtype=torch.float64) if grad is None else grad * 2
 
 
-class RaisesWithoutGradient(Function):
-    @staticmethod
-    def forward(ctx, x):
-        ctx.set_materialize_grads(False)
-        return x * 2
-
+class RaisesWithoutGradient(DoublingWithoutMaterializedGrads):
     @staticmethod
     def backward(ctx, grad):
         if grad is None:
@@ -192,13 +168,9 @@ def test_check_undefined_grad():
 
 # ----- fast_mode ------------------------------------------------------------------------------
 
-class Counted(Function):
+class Counted(Doubling):
     calls = 0
     factor = 2.0
-
-    @staticmethod
-    def forward(ctx, x):
-        return x * 2
 
     @staticmethod
     def backward(ctx, grad):

@@ -12,6 +12,8 @@ import pytest
 import minitorch as torch
 from minitorch.func import vmap, grad
 
+from ..doubling import Doubling
+
 pytestmark = pytest.mark.chapter13
 
 x = torch.arange(12, dtype=torch.float64).reshape(3, 4) / 10
@@ -140,18 +142,10 @@ def test_an_op_without_a_rule_loops_with_pytorchs_warning():
 
 
 def test_a_custom_function_needs_a_vmap_rule():
-    class Double(torch.autograd.Function):
-        @staticmethod
-        def forward(ctx, a):
-            return a * 2
-
-        @staticmethod
-        def backward(ctx, g):
-            return g * 2
     with pytest.raises(RuntimeError, match="autograd.Function with functorch transforms"):
-        vmap(Double.apply)(x)
+        vmap(Doubling.apply)(x)
 
-    class WithRule(Double):
+    class WithRule(Doubling):
         @staticmethod
         def vmap(info, in_dims, a):
             return a * 2, in_dims[0]
