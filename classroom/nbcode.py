@@ -9,7 +9,7 @@ what they defined::
 
     @pytest.mark.task("2.1")
     def test_outputs_are_weak():
-        ns = notebook_namespace("book/02_weakref.ipynb", task="2.1")
+        ns = notebook_namespace("book/02b_tiny_engine.ipynb", task="2.1")
         ...ns["weak_square"]...
 
 The cells run in an IPython shell when IPython is installed (so ``_``, ``Out``

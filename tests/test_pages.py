@@ -17,9 +17,6 @@ page_stats = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(page_stats)
 
 NOT_YET_SPLIT = {
-    "01_refcount",
-    "02_weakref",
-    "03_tensors",
     "04_autograd_graph",
     "05_autograd_modes",
     "06_functions",

@@ -1,6 +1,6 @@
 """The tiny DeZero-style engine of chapter 2: its functions hold their outputs weakly (task 2.1).
 
-The engine lives in code cells of ``book/02_weakref.ipynb``; the cells are run up to the
+The engine lives in code cells of ``book/02b_tiny_engine.ipynb``; the cells are run up to the
 one that holds the task's region (``classroom.nbcode``), and what they defined is checked:
 ``keep_outputs`` stores weak references, ``output_vars`` reads them back, backward still
 works through them, and dropping the last result frees the whole graph by reference
@@ -18,7 +18,7 @@ from classroom.nbcode import notebook_namespace
 
 pytestmark = pytest.mark.chapter2
 
-NOTEBOOK = pathlib.Path(__file__).resolve().parents[1] / "book" / "02_weakref.ipynb"
+NOTEBOOK = pathlib.Path(__file__).resolve().parents[1] / "book" / "02b_tiny_engine.ipynb"
 
 
 @pytest.fixture(scope="module")
