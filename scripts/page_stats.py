@@ -34,7 +34,7 @@ def toc_pages(root=ROOT):
     for line in (root / "_toc.yml").read_text().splitlines():
         stripped = line.strip()
         if stripped.startswith("numbered:"):
-            numbered = stripped.split(":", 1)[1].strip() == "true"
+            numbered = stripped.split(":", 1)[1].strip().lower() not in ("false", "0")
         if stripped.startswith("- file:"):
             path = root / (stripped.split(":", 1)[1].strip() + ".ipynb")
             if path.exists():
