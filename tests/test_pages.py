@@ -19,10 +19,6 @@ _spec.loader.exec_module(page_stats)
 NOT_YET_SPLIT = {
     "04_autograd_graph",
     "05_autograd_modes",
-    "06_functions",
-    "07_modules",
-    "08_module_calls",
-    "08b_module_surgery",
     "09_optimizers",
     "10_training",
     "11_capstone_conv",

@@ -714,7 +714,7 @@ class Module:
 
     def _wrapped_call_impl(self, *args, **kwargs):
         """What ``module(x)`` runs (``__call__``).  In PyTorch it may call a compiled
-        version of the module (``torch.compile``); minitorch has none, so it calls
+        version of the module (``model.compile()``); minitorch has none, so it calls
         ``_call_impl``."""
         return self._call_impl(*args, **kwargs)
 
