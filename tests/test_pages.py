@@ -20,7 +20,6 @@ NOT_YET_SPLIT = {
     "01_refcount",
     "02_weakref",
     "03_tensors",
-    "05_autograd_modes",
     "06_functions",
     "07_modules",
     "08_module_calls",
