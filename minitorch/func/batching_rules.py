@@ -537,11 +537,16 @@ def _custom_function_rule(cls):
         return _user_vmap_rule(cls)
     if getattr(cls, "generate_vmap_rule", False):
         return lambda args, level: _generated(cls, args, level)
+    if getattr(cls, "_setup_context_style", False):
+        raise RuntimeError(
+            f"You tried to vmap over {cls.__name__}, but it does not have vmap support. "
+            "Please override and implement the vmap staticmethod or set "
+            "generate_vmap_rule=True. For more details, please see "
+            "https://pytorch.org/docs/main/notes/extending.func.html")
     raise RuntimeError(
-        f"In order to use an autograd.Function with functorch transforms (vmap, grad, jvp, "
-        f"jacrev, ...), it must override the setup_context staticmethod. For more details, "
-        f"please see https://pytorch.org/docs/main/notes/extending.func.html ({cls.__name__}"
-        f" has neither a vmap staticmethod nor generate_vmap_rule=True)")
+        "In order to use an autograd.Function with functorch transforms (vmap, grad, jvp, "
+        "jacrev, ...), it must override the setup_context staticmethod. For more details, "
+        "please see https://pytorch.org/docs/main/notes/extending.func.html")
 
 
 def _user_vmap_rule(cls):

@@ -156,3 +156,23 @@ def test_a_custom_function_needs_a_vmap_rule():
         def vmap(info, in_dims, a):
             return a * 2, in_dims[0]
     np.testing.assert_allclose(vmap(WithRule.apply)(x).numpy(), 2 * x.numpy())
+
+
+def test_a_setup_context_function_without_a_vmap_rule_says_so():
+    """PyTorch 2.13's message for a Function in the setup_context style without a rule."""
+    class Triple(torch.autograd.Function):
+        @staticmethod
+        def forward(a):
+            return a * 3
+
+        @staticmethod
+        def setup_context(ctx, inputs, output):
+            pass
+
+        @staticmethod
+        def backward(ctx, g):
+            return g * 3
+    with pytest.raises(RuntimeError, match="You tried to vmap over Triple, but it does not "
+                       "have vmap support. Please override and implement the vmap "
+                       "staticmethod or set generate_vmap_rule=True."):
+        vmap(Triple.apply)(x)
