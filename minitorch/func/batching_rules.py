@@ -352,10 +352,7 @@ def _random_fill(cls):
         value = unwrap(args[0], level)
         if value is None:
             if randomness == "different":
-                raise RuntimeError(
-                    "vmap: Cannot ask for different inplace randomness on an unbatched "
-                    "tensor. This will appear like same randomness. If this is necessary for "
-                    "your usage, please file an issue with functorch.")
+                raise shared_inplace_draw_error()
             cls.apply(*args)
             return args[0]
         drawing_per_example[0] = True
@@ -370,6 +367,13 @@ def _random_fill(cls):
             drawing_per_example[0] = False
         return args[0]
     return rule
+
+
+def shared_inplace_draw_error():
+    return RuntimeError(
+        "vmap: Cannot ask for different inplace randomness on an unbatched tensor. This will "
+        "appear like same randomness. If this is necessary for your usage, please file an "
+        "issue with functorch.")
 
 
 def random_error():
