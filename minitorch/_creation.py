@@ -534,10 +534,26 @@ def _input_tensor(input, name):
     return input
 
 
+def _batched_like(input, make):
+    """Under ``vmap`` (chapter 13) a ``*_like`` of a batched tensor is batched too, as in
+    PyTorch: made like the batched value underneath, so that an in-place op (``.normal_()``
+    drawing per example, ``.add_(x)``) can fill it example by example.  None otherwise."""
+    if type(input) is Tensor:
+        return None
+    from .func._vmap import BatchedTensor, wrap
+    if type(input) is not BatchedTensor:
+        return None
+    return wrap(make(input._value), input._level)
+
+
 def _like(fill, name):
     def make(input, *, dtype=None, layout=None, device=None, requires_grad=False,
              memory_format=None):
         _input_tensor(input, name)
+        batched = _batched_like(input, lambda value: make(
+            value, dtype=dtype, device=device, requires_grad=requires_grad))
+        if batched is not None:
+            return batched
         return _filled(input.shape, fill, dtype or input.dtype, device, requires_grad, name)
     make.__name__ = make.__qualname__ = name
     return make
@@ -551,6 +567,10 @@ empty_like = _like(0, "empty_like")
 def full_like(input, fill_value, *, dtype=None, layout=None, device=None, requires_grad=False,
               memory_format=None):
     _input_tensor(input, "full_like")
+    batched = _batched_like(input, lambda value: full_like(
+        value, fill_value, dtype=dtype, device=device, requires_grad=requires_grad))
+    if batched is not None:
+        return batched
     return _filled(input.shape, fill_value, dtype or input.dtype, device, requires_grad, "full")
 
 

@@ -57,7 +57,7 @@ def transform_apply(cls, args, kwargs):
         args = _bind_arguments(cls, args, kwargs)
     if vmap_levels and batched_apply[0] is not None:
         if batched_apply[0].pending_draw[0]:
-            batched_apply[0].refuse_shared_draw(cls)
+            batched_apply[0].refuse_shared_draw(cls, args)
         level = batched_apply[0].top_level(args)
         if level is not None:
             return batched_apply[0](cls, args, level)

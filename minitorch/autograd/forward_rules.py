@@ -445,6 +445,7 @@ def _build_table():
         activation.EluInplace: elementwise(DERIVATIVES[activation.Elu]),
         activation.LeakyReluInplace: elementwise(DERIVATIVES[activation.LeakyRelu]),
         activation.HardtanhInplace: elementwise(DERIVATIVES[activation.Hardtanh]),
+        re.TrilInplace: linear(re.Tril), re.TriuInplace: linear(re.Triu),
     })
     return table
 

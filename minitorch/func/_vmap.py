@@ -233,11 +233,14 @@ def _check_draw():
 pending_draw = [False]
 
 
-def refuse_shared_draw(cls):
+def refuse_shared_draw(cls, args):
     """A draw under ``randomness='different'`` that no per-example rule made (``randn``,
-    ``dropout``): its numbers would be shared by every example, so refuse them."""
-    from .batching_rules import RANDOM_FILLS
+    ``dropout``, or an in-place random op on an unbatched tensor): its numbers would be
+    shared by every example, so refuse them."""
+    from .batching_rules import RANDOM_FILLS, shared_inplace_draw_error
     pending_draw[0] = False
+    if cls in RANDOM_FILLS and args and _top_level_of(args[:1]) is None:
+        raise shared_inplace_draw_error()
     if cls not in RANDOM_FILLS:
         raise NotImplementedError(
             "vmap(randomness='different'): minitorch draws per-example random numbers only "

@@ -352,10 +352,7 @@ def _random_fill(cls):
         value = unwrap(args[0], level)
         if value is None:
             if randomness == "different":
-                raise RuntimeError(
-                    "vmap: Cannot ask for different inplace randomness on an unbatched "
-                    "tensor. This will appear like same randomness. If this is necessary for "
-                    "your usage, please file an issue with functorch.")
+                raise shared_inplace_draw_error()
             cls.apply(*args)
             return args[0]
         drawing_per_example[0] = True
@@ -370,6 +367,13 @@ def _random_fill(cls):
             drawing_per_example[0] = False
         return args[0]
     return rule
+
+
+def shared_inplace_draw_error():
+    return RuntimeError(
+        "vmap: Cannot ask for different inplace randomness on an unbatched tensor. This will "
+        "appear like same randomness. If this is necessary for your usage, please file an "
+        "issue with functorch.")
 
 
 def random_error():
@@ -537,11 +541,16 @@ def _custom_function_rule(cls):
         return _user_vmap_rule(cls)
     if getattr(cls, "generate_vmap_rule", False):
         return lambda args, level: _generated(cls, args, level)
+    if getattr(cls, "_setup_context_style", False):
+        raise RuntimeError(
+            f"You tried to vmap over {cls.__name__}, but it does not have vmap support. "
+            "Please override and implement the vmap staticmethod or set "
+            "generate_vmap_rule=True. For more details, please see "
+            "https://pytorch.org/docs/main/notes/extending.func.html")
     raise RuntimeError(
-        f"In order to use an autograd.Function with functorch transforms (vmap, grad, jvp, "
-        f"jacrev, ...), it must override the setup_context staticmethod. For more details, "
-        f"please see https://pytorch.org/docs/main/notes/extending.func.html ({cls.__name__}"
-        f" has neither a vmap staticmethod nor generate_vmap_rule=True)")
+        "In order to use an autograd.Function with functorch transforms (vmap, grad, jvp, "
+        "jacrev, ...), it must override the setup_context staticmethod. For more details, "
+        "please see https://pytorch.org/docs/main/notes/extending.func.html")
 
 
 def _user_vmap_rule(cls):

@@ -114,6 +114,30 @@ def test_randomness_different_and_same():
     np.testing.assert_array_equal(same[0].numpy(), same[1].numpy())
 
 
+@pytest.mark.parametrize("like", ["empty_like", "zeros_like", "ones_like"])
+def test_a_like_of_a_batched_tensor_is_batched(like):
+    """PyTorch 2.13: ``torch.empty_like(x).normal_()`` under vmap draws per example with
+    'different' and once with 'same'; ``zeros_like(x).add_(x)`` fills it per example."""
+    make = getattr(torch, like)
+    torch.manual_seed(0)
+    different = vmap(lambda a: make(a).normal_(), randomness="different")(x)
+    assert not np.allclose(different[0].numpy(), different[1].numpy())
+    same = vmap(lambda a: make(a).normal_(), randomness="same")(x)
+    np.testing.assert_array_equal(same[0].numpy(), same[1].numpy())
+    np.testing.assert_array_equal(vmap(lambda a: make(a).add_(a))(x).numpy(),
+                                  (make(x) + x).numpy())
+    full = vmap(lambda a: torch.full_like(a, 2.0).mul_(a))(x)
+    np.testing.assert_array_equal(full.numpy(), 2 * x.numpy())
+
+
+def test_an_in_place_draw_on_an_unbatched_tensor_is_refused_under_different():
+    """A shared draw where every example should get its own: PyTorch 2.13's error."""
+    with pytest.raises(RuntimeError, match="Cannot ask for different inplace randomness on "
+                       "an unbatched tensor"):
+        vmap(lambda a: a + torch.empty(4, dtype=torch.float64).normal_(),
+             randomness="different")(x)
+
+
 @pytest.mark.parametrize("draw, noise", [
     (lambda a: a + torch.randn(4, dtype=torch.float64), lambda out, a: out - a),
     (lambda a: torch.nn.functional.dropout(a, 0.5), lambda out, a: out / a),
@@ -150,3 +174,23 @@ def test_a_custom_function_needs_a_vmap_rule():
         def vmap(info, in_dims, a):
             return a * 2, in_dims[0]
     np.testing.assert_allclose(vmap(WithRule.apply)(x).numpy(), 2 * x.numpy())
+
+
+def test_a_setup_context_function_without_a_vmap_rule_says_so():
+    """PyTorch 2.13's message for a Function in the setup_context style without a rule."""
+    class Triple(torch.autograd.Function):
+        @staticmethod
+        def forward(a):
+            return a * 3
+
+        @staticmethod
+        def setup_context(ctx, inputs, output):
+            pass
+
+        @staticmethod
+        def backward(ctx, g):
+            return g * 3
+    with pytest.raises(RuntimeError, match="You tried to vmap over Triple, but it does not "
+                       "have vmap support. Please override and implement the vmap "
+                       "staticmethod or set generate_vmap_rule=True."):
+        vmap(Triple.apply)(x)
