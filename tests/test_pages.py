@@ -26,10 +26,6 @@ NOT_YET_SPLIT = {
     "07_modules",
     "08_module_calls",
     "08b_module_surgery",
-    "09_optimizers",
-    "10_training",
-    "11_capstone_conv",
-    "12_forward_mode",
     "appendix_performance",
 }
 
