@@ -27,7 +27,7 @@ and the exit status is 1 when any configuration that ran failed. Logs are in
     python -m scripts.test_machines --list          # the configurations' names
     python -m scripts.test_machines --only py3.12 threads=2 --jobs 1
     python -m scripts.test_machines --skip-python 3.11   # (.ci/run: make test ran it)
-    python -m scripts.test_machines --only kernel --notebooks book/10_training.ipynb
+    python -m scripts.test_machines --only kernel --notebooks book/10b_loss_and_training.ipynb
 """
 
 import argparse

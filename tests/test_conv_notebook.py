@@ -2,7 +2,7 @@
 convolution as one matrix product (classroom task 11.1), col2im and the backward of
 ``Conv2dFunction`` (task 11.2).
 
-The cells of ``book/11_capstone_conv.ipynb`` are run up to the one that holds each task's
+The cells of ``book/11b_im2col_backward.ipynb`` are run up to the one that holds each task's
 region (``classroom.nbcode``), and what they defined is checked against a convolution
 written as loops here, and its gradients written as loops too.
 """
@@ -18,7 +18,7 @@ from classroom.nbcode import notebook_namespace
 
 pytestmark = pytest.mark.chapter11
 
-NOTEBOOK = pathlib.Path(__file__).resolve().parents[1] / "book" / "11_capstone_conv.ipynb"
+NOTEBOOK = pathlib.Path(__file__).resolve().parents[1] / "book" / "11b_im2col_backward.ipynb"
 RNG = np.random.default_rng(11)
 
 

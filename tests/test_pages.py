@@ -17,10 +17,6 @@ page_stats = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(page_stats)
 
 NOT_YET_SPLIT = {
-    "09_optimizers",
-    "10_training",
-    "11_capstone_conv",
-    "12_forward_mode",
     "appendix_performance",
 }
 

@@ -46,7 +46,7 @@ def test_weighted_mean_with_ignored_targets_per_pixel():
 
 @pytest.mark.task("11.2")
 def test_conv_of_a_non_square_image_and_its_gradient():
-    ns = notebook_namespace(ROOT / "book" / "11_capstone_conv.ipynb", task="11.2")
+    ns = notebook_namespace(ROOT / "book" / "11b_im2col_backward.ipynb", task="11.2")
     rng = np.random.default_rng(111)
     x = torch.tensor(rng.normal(size=(1, 1, 3, 5)), requires_grad=True)
     w = torch.tensor(rng.normal(size=(1, 1, 2, 2)), requires_grad=True)
