@@ -1,8 +1,10 @@
-"""A small GPT, written the way people write one for PyTorch (Part V, the GPT capstone).
+"""A small GPT, written the way people write one for PyTorch (chapter 17, the capstone
+of Part V).
 
-It imports ``torch`` and nothing of minitorch: ``tests/nn/test_gpt_program.py`` loads it
-with ``minitorch`` standing in for ``torch``, and ``scripts/make_gpt_fixture.py`` runs
-it on PyTorch to record what minitorch must reproduce.  So this file is the
+It imports ``torch`` and nothing of minitorch.  Chapter 17 and
+``tests/nn/test_gpt_program.py`` load it with ``minitorch`` standing in for ``torch``,
+``scripts/make_gpt_fixture.py`` runs it on PyTorch to record what minitorch must
+reproduce, and ``make bench`` times one training step on both.  So this file is the
 contract "a GPT runs unchanged on both".
 """
 
@@ -24,6 +26,7 @@ class GPTConfig:
     dropout: float = 0.0
     bias: bool = True
     fused_attention: bool = True    # F.scaled_dot_product_attention, or written out
+    gelu: str = "none"              # "tanh": GPT-2's approximation of GELU
 
 
 class CausalSelfAttention(nn.Module):
@@ -63,7 +66,7 @@ class MLP(nn.Module):
     def __init__(self, config):
         super().__init__()
         self.up = nn.Linear(config.n_embd, 4 * config.n_embd, bias=config.bias)
-        self.act = nn.GELU()
+        self.act = nn.GELU(approximate=config.gelu)
         self.down = nn.Linear(4 * config.n_embd, config.n_embd, bias=config.bias)
         self.drop = nn.Dropout(config.dropout)
 
