@@ -1,5 +1,6 @@
-"""The GPT of ``gpt_program.py`` (written for PyTorch) runs on minitorch and gives PyTorch's
-logits, loss, gradients, training losses and greedy text for the same weights.
+"""The GPT of ``book/gpt.py`` (chapter 17's model, written for PyTorch) runs on minitorch
+and gives PyTorch's logits, loss, gradients, training losses and greedy text for the same
+weights.
 
 Expected values: ``data/gpt_pytorch.npz``, recorded from PyTorch 2.13 by
 ``scripts/make_gpt_fixture.py`` (run by hand; torch is never needed to test).
@@ -17,18 +18,19 @@ import minitorch
 pytestmark = pytest.mark.chapter17
 
 HERE = pathlib.Path(__file__).parent
+BOOK = HERE.parents[1] / "book"
 CONFIG = dict(vocab_size=11, block_size=8, n_layer=2, n_head=2, n_embd=16)
 
 
 def load_program_on_minitorch():
-    """Import ``gpt_program.py`` with ``minitorch`` answering its ``import torch``."""
+    """Import ``book/gpt.py`` with ``minitorch`` answering its ``import torch``."""
     names = {"torch": minitorch, "torch.nn": minitorch.nn,
              "torch.nn.functional": minitorch.nn.functional, "torch.optim": minitorch.optim}
     saved = {name: sys.modules.get(name) for name in names}
     sys.modules.update(names)
     try:
         spec = importlib.util.spec_from_file_location("gpt_program_on_minitorch",
-                                                      HERE / "gpt_program.py")
+                                                      BOOK / "gpt.py")
         module = importlib.util.module_from_spec(spec)
         spec.loader.exec_module(module)
     finally:

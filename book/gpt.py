@@ -1,8 +1,10 @@
-"""A small GPT, written the way people write one for PyTorch (Part V, the GPT capstone).
+"""A small GPT, written the way people write one for PyTorch (chapter 17, the capstone
+of Part V).
 
-It imports ``torch`` and nothing of minitorch: ``tests/nn/test_gpt_program.py`` loads it
-with ``minitorch`` standing in for ``torch``, and ``scripts/make_gpt_fixture.py`` runs
-it on PyTorch to record what minitorch must reproduce.  So this file is the
+It imports ``torch`` and nothing of minitorch.  Chapter 17 and
+``tests/nn/test_gpt_program.py`` load it with ``minitorch`` standing in for ``torch``,
+``scripts/make_gpt_fixture.py`` runs it on PyTorch to record what minitorch must
+reproduce, and ``make bench`` times one training step on both.  So this file is the
 contract "a GPT runs unchanged on both".
 """
 
@@ -24,6 +26,7 @@ class GPTConfig:
     dropout: float = 0.0
     bias: bool = True
     fused_attention: bool = True    # F.scaled_dot_product_attention, or written out
+    gelu: str = "none"              # "tanh": GPT-2's approximation of GELU
 
 
 class CausalSelfAttention(nn.Module):
@@ -39,14 +42,14 @@ class CausalSelfAttention(nn.Module):
         self.fused = config.fused_attention
         if not self.fused:
             mask = torch.tril(torch.ones(config.block_size, config.block_size))
-            self.register_buffer("mask", mask.view(1, 1, config.block_size, config.block_size),
-                                 persistent=False)
+            size = config.block_size
+            self.register_buffer("mask", mask.view(1, 1, size, size), persistent=False)
 
     def forward(self, x):
         B, T, C = x.size()
         q, k, v = self.qkv(x).split(C, dim=2)
-        heads = lambda t: t.view(B, T, self.n_head, C // self.n_head).transpose(1, 2)  # noqa
-        q, k, v = heads(q), heads(k), heads(v)
+        q, k, v = [t.view(B, T, self.n_head, C // self.n_head).transpose(1, 2)
+                   for t in (q, k, v)]
         if self.fused:
             p = self.dropout if self.training else 0.0
             y = F.scaled_dot_product_attention(q, k, v, dropout_p=p, is_causal=True)
@@ -63,7 +66,7 @@ class MLP(nn.Module):
     def __init__(self, config):
         super().__init__()
         self.up = nn.Linear(config.n_embd, 4 * config.n_embd, bias=config.bias)
-        self.act = nn.GELU()
+        self.act = nn.GELU(approximate=config.gelu)
         self.down = nn.Linear(4 * config.n_embd, config.n_embd, bias=config.bias)
         self.drop = nn.Dropout(config.dropout)
 
@@ -99,9 +102,10 @@ class GPT(nn.Module):
         self.head = nn.Linear(config.n_embd, config.vocab_size, bias=False)
         self.tok_emb.weight = self.head.weight          # weight tying
         self.apply(self._init_weights)
-        for name, p in self.named_parameters():         # residual projections start small
+        for name, p in self.named_parameters():     # residual projections start small
             if name.endswith("out.weight") or name.endswith("down.weight"):
-                torch.nn.init.normal_(p, mean=0.0, std=0.02 / math.sqrt(2 * config.n_layer))
+                std = 0.02 / math.sqrt(2 * config.n_layer)
+                torch.nn.init.normal_(p, mean=0.0, std=std)
 
     def _init_weights(self, module):
         if isinstance(module, nn.Linear):
@@ -133,12 +137,14 @@ class GPT(nn.Module):
     def configure_optimizers(self, weight_decay, learning_rate, betas=(0.9, 0.95)):
         """Decay the matrices (embeddings, Linear weights), not the biases and norms."""
         params = [p for p in self.parameters() if p.requires_grad]
-        groups = [{"params": [p for p in params if p.dim() >= 2], "weight_decay": weight_decay},
+        groups = [{"params": [p for p in params if p.dim() >= 2],
+                   "weight_decay": weight_decay},
                   {"params": [p for p in params if p.dim() < 2], "weight_decay": 0.0}]
         return torch.optim.AdamW(groups, lr=learning_rate, betas=betas)
 
     @torch.no_grad()
-    def generate(self, idx, max_new_tokens, temperature=1.0, top_k=None, generator=None):
+    def generate(self, idx, max_new_tokens, temperature=1.0, top_k=None,
+                 generator=None):
         for _ in range(max_new_tokens):
             context = idx if idx.size(1) <= self.config.block_size \
                 else idx[:, -self.config.block_size:]
@@ -154,7 +160,7 @@ class GPT(nn.Module):
 
 
 def train_step(model, optimizer, x, y, max_norm=1.0):
-    """One step: forward, backward, clip the gradient's norm, update.  Returns the loss."""
+    """One step: forward, backward, clip the gradient norm, update. Returns the loss."""
     optimizer.zero_grad(set_to_none=True)
     _, loss = model(x, y)
     loss.backward()
