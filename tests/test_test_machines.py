@@ -64,3 +64,8 @@ def test_the_command_line_lists_and_selects(capsys):
     assert tm.main(["--list"]) == 0
     listed = capsys.readouterr().out.splitlines()
     assert listed == [c.name for c in tm.configurations()]
+
+
+def test_only_the_two_thread_configuration_runs_alone():
+    alone = [c.name for c in tm.configurations() if tm.blas_threads(c) > 1]
+    assert alone == ["kernel=Haswell threads=2"]
