@@ -147,6 +147,11 @@ class ClassroomRun:
         if drop:
             config.hook.pytest_deselected(items=drop)
         items[:] = keep
+        # A failing test's report is read from the exception itself (pytest_runtest_makereport
+        # below), never from pytest's traceback text, which parses every source file of the
+        # traceback again for each failure: seconds per stubbed test in a fresh release.
+        # (Collection is over: a test module that cannot load keeps its full report.)
+        config.option.tbstyle = "no"
         self.emit(event="collected",
                   tests=[{"nodeid": i.nodeid, "tasks": item_tasks(i)} for i in keep])
 
