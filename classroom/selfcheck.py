@@ -22,7 +22,9 @@ from __future__ import annotations
 
 import concurrent.futures
 import dataclasses
+import os
 import pathlib
+import re
 import subprocess
 import sys
 import tempfile
@@ -333,17 +335,78 @@ def planned_runs(course, grader, grouped, scratch, note, chosen=None):
 def walk_runs(course, grader, assignment, release_dir, tasks):
     """A student's walk through a release: the tasks filled in one at a time, in the
     syllabus' order, from the solution; after each step the task just written scores
-    full marks, with the later ones still stubs.  (The earlier ones keep theirs: their
+    full marks, with the later ones still stubs, and the chapter that explains it runs
+    in its notebook (``chapter_runs``).  (The earlier ones keep their marks: their
     tests run no later task's code, which the traced runs prove, so they are not run
     again at every step.)"""
     runs = []
     for count in range(1, len(tasks) + 1):
         filled = tasks[:count]
-        runs.append(grading_run(
-            grader, f"walk {assignment.name}: after {filled[-1].id} ({count} of "
-            f"{len(tasks)} written)", Job(release_dir, filled[-1:]),
-            _filling(course, release_dir, filled), _full_marks))
+        runs.append((f"walk {assignment.name}: after {filled[-1].id} ({count} of "
+                     f"{len(tasks)} written)",
+                     lambda filled=filled: _walk_step(course, grader, release_dir, filled)))
     return runs
+
+
+def _walk_step(course, grader, release_dir, filled):
+    task, chapter = filled[-1], {}
+    scores, _, _ = grader.run(Job(release_dir, (task,)), _filling(course, release_dir, filled),
+                              after=lambda workdir: chapter.update(
+                                  result=chapter_runs(course, workdir, task)))
+    marks_ok, marks = _full_marks(scores)
+    notebook_ok, notebook = chapter.get("result", (False, "its notebook was not run"))
+    return marks_ok and notebook_ok, f"{marks}; {notebook}"
+
+
+NOTEBOOK_TIMEOUT = 900       # seconds for one chapter's notebook in the walk
+
+
+def task_notebooks(task):
+    """The notebooks that explain ``task``: its ``file`` in tasks.toml (one, or several
+    separated by commas or spaces, when a chapter is split into pages)."""
+    return [f for f in str(task.file).replace(",", " ").split() if f.endswith(".ipynb")]
+
+
+def chapter_runs(course, workdir, task):
+    """``(ok, detail)``: the notebook(s) of ``task``'s chapter run in ``workdir`` the way a
+    student's ``make test`` runs them (nbval without comparing outputs, with the student
+    plugin): no cell fails, and a cell may stop only at the stub of a task that comes
+    later in the syllabus (a chapter uses later chapters' code here and there, see
+    classroom/README.md, Dependencies)."""
+    notebooks = task_notebooks(task)
+    if not notebooks:
+        return True, "no chapter notebook to run (tasks.toml names none: file = ...)"
+    missing = [n for n in notebooks if not (pathlib.Path(workdir) / n).is_file()]
+    if missing:
+        return False, f"its notebook {', '.join(missing)} is not in the release"
+    order = [t.id for t in course.tasks]
+    with tempfile.TemporaryDirectory(prefix="classroom-chapter-") as scratch:
+        env = runner.child_environment(pathlib.Path(workdir), pathlib.Path(scratch))
+        env["PATH"] = str(pathlib.Path(sys.executable).parent) + os.pathsep + env.get("PATH", "")
+        command = [sys.executable, "-m", "pytest", "-p", "classroom.student_plugin",
+                   "-p", "no:cacheprovider", "--nbval-lax", "--nbval-current-env", "-q",
+                   "-rs", "--no-header", "--rootdir", str(workdir)]
+        config = pathlib.Path(workdir) / "pyproject.toml"
+        command += ["-c", str(config)] if config.is_file() else []
+        command += notebooks
+        try:
+            done = subprocess.run(command, cwd=workdir, env=env, capture_output=True,
+                                  text=True, timeout=NOTEBOOK_TIMEOUT)
+        except subprocess.TimeoutExpired:
+            return False, f"{', '.join(notebooks)} did not finish in {NOTEBOOK_TIMEOUT} s"
+    output = done.stdout + done.stderr
+    stopped_by = set(re.findall(r"not done yet: Task (\S+) ", output)) | set(
+        re.findall(r"needs task (\S+), not done yet", output))
+    too_early = sorted(t for t in stopped_by if t not in order or
+                       order.index(t) <= order.index(task.id))
+    names = ", ".join(pathlib.Path(n).name for n in notebooks)
+    if done.returncode not in (0,) or too_early:
+        failed = [line for line in output.splitlines() if line.startswith(("FAILED", "ERROR"))]
+        return False, (f"{names} does not run: " + ("; ".join(failed[:3]) or output[-400:])
+                       + (f" (stopped by the stub of {too_early})" if too_early else ""))
+    later = sorted(stopped_by, key=order.index)
+    return True, (f"{names} runs" + (f" up to the stubs of later tasks {later}" if later
+                                     else " to the end"))
 
 
 def _filling(course, release_dir, filled):
