@@ -21,7 +21,9 @@ def test_the_fixture_course_passes_selfcheck(course):
                      "walk a1: after 1.2 (2 of 3 written): full marks; 01_engine.ipynb runs "
                      "up to the stubs of later tasks ['1.3']",
                      "walk a1: after 1.3 (3 of 3 written): full marks; 01_engine.ipynb runs "
-                     "to the end",
+                     "to the end; its workflow gives each of its 3 task steps its points (8)",
+                     "release a1: its workflow (.github/workflows/classroom.yml): gives its 3 "
+                     "task steps 0 points",
                      "walk a2: after 2.1 (1 of 1 written): full marks; no chapter notebook",
                      "every test is marked with the latest task (in the syllabus) whose code "
                      "it runs",
