@@ -447,7 +447,7 @@ SOLUTION_1_2 = ENGINE.split("### BEGIN SOLUTION 1.2\n")[1].split("    ### END")[
 # ----- fabricated submissions -----------------------------------------------------------------
 
 def _stub(task_id, title, section):
-    task = Task(task_id, title, 1, section, 1, "a1")
+    task = Task(task_id, title, 1, section, 1, "a1", file="book/01_engine.ipynb")
     return "".join(stub_lines(task, "    "))
 
 
