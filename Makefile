@@ -33,7 +33,7 @@
 #   make release OUT=../a1 ASSIGNMENT=a1-engine a student repository
 #   make grade SUBMISSIONS=subs/ OUT=grades.csv [ASSIGNMENT=.. JOBS=2 ISOLATE=1 FEEDBACK=dir]
 #   make selfcheck                              the course holds together (CI)
-#   make mutants [PER_TASK=N]                   generated mutants of every region: the table
+#   make mutants [PER_TASK=N]                   generated mutants of every region: the table (_build/mutants.md)
 #   make bench-grading                          time grading 30 submissions with 2 jobs
 
 SHELL := /bin/bash
@@ -166,7 +166,7 @@ selfcheck: setup
 
 # Every generated mutant of every region (selfcheck grades one per task): the table.
 mutants: setup
-	$(CLASSROOM) mutants $(TASKS) $(if $(JOBS),--jobs $(JOBS)) $(if $(PER_TASK),--per-task $(PER_TASK))
+	$(CLASSROOM) mutants $(TASKS) $(if $(JOBS),--jobs $(JOBS)) $(if $(PER_TASK),--per-task $(PER_TASK)) --out _build/mutants.md
 
 # (checked before setup, which may take a while)
 release-needs-out:

@@ -1,8 +1,10 @@
 """Grading at class size: 30 fabricated submissions of one assignment, ``grade --jobs 2``.
 
-Issue 10 asks that grading a class (30 submissions of one assignment) takes
-under 10 minutes on a 2-core machine.  This script makes the class and times
-it; it is a benchmark, not a test (no test looks at a time)::
+Issue 15 asks that grading a class (30 submissions of one assignment) takes
+under 2 minutes on a 2-core machine.  This script makes the class and times
+it (wall clock, and CPU seconds with the load average: on a shared machine the
+CPU time says what idle cores would take); it is a benchmark, not a test (no
+test looks at a time)::
 
     python -m bench.grading                              # the course, assignment a1-engine
     python -m bench.grading --assignment a2-functions --jobs 2 --count 30
@@ -19,7 +21,9 @@ be marked (see classroom/README.md); ``--fixture`` works before they are.
 from __future__ import annotations
 
 import argparse
+import os
 import pathlib
+import resource
 import shutil
 import sys
 import tempfile
@@ -111,12 +115,19 @@ def main(argv=None):
         kinds = fabricate(course, assignment, out, submissions, args.count)
         print(f"grading {len(kinds)} submissions of {assignment} ({course.settings.name}) "
               f"with {args.jobs} jobs...")
-        started = time.perf_counter()
+        load_before = os.getloadavg()[0]
+        started, cpu_started = time.perf_counter(), cpu_seconds()
         grades = grade.grade(course, submissions, assignment, jobs=args.jobs)
-        seconds = time.perf_counter() - started
+        seconds, cpu = time.perf_counter() - started, cpu_seconds() - cpu_started
         tasks = course.tasks_of(assignment)
         grade.write_csv(grades, tasks, scratch / "grades.csv")
+        grade.write_feedback(grades, tasks, scratch / "feedback", assignment)
         report(grades, kinds, tasks, seconds)
+        print(f"CPU time of the grading (this process and its children): {cpu:.1f} s, "
+              f"{cpu / max(1, len(grades)):.1f} s per submission; {args.jobs} idle cores "
+              f"would take about {cpu / args.jobs:.0f} s. Load average "
+              f"{load_before:.1f} before, {os.getloadavg()[0]:.1f} after "
+              f"({os.cpu_count()} cores)")
         if args.shards:
             compare_shards(course, submissions, assignment, tasks, args, scratch)
         if args.keep:
@@ -126,21 +137,38 @@ def main(argv=None):
         shutil.rmtree(scratch, ignore_errors=True)
 
 
+def cpu_seconds():
+    """User and system CPU seconds of this process and its finished children: on a shared
+    machine a truer measure of the work than the wall-clock time."""
+    own = resource.getrusage(resource.RUSAGE_SELF)
+    children = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
+
+
 def compare_shards(course, submissions, assignment, tasks, args, scratch):
     """Grade in ``args.shards`` slices, merge them, and compare with the single run."""
     from classroom import grade
     started = time.perf_counter()
-    parts = []
+    parts, folders = [], []
     for index in range(1, args.shards + 1):
-        part = scratch / f"grades-{index}.csv"
-        grade.write_csv(grade.grade(course, submissions, assignment, jobs=args.jobs,
-                                    progress=False, shard=(index, args.shards)), tasks, part)
+        part, folder = scratch / f"grades-{index}.csv", scratch / f"feedback-{index}"
+        graded = grade.grade(course, submissions, assignment, jobs=args.jobs, progress=False,
+                             shard=(index, args.shards))
+        grade.write_csv(graded, tasks, part)
+        grade.write_feedback(graded, tasks, folder, assignment)
         parts.append(part)
-    grade.merge(parts, scratch / "grades-merged.csv")
+        folders.append(folder)
+    grade.merge(parts, scratch / "grades-merged.csv", folders, scratch / "feedback-merged")
     same = (scratch / "grades-merged.csv").read_bytes() == (scratch / "grades.csv").read_bytes()
+    files = sorted(p.name for p in (scratch / "feedback").iterdir())
+    same_feedback = files == sorted(p.name for p in (scratch / "feedback-merged").iterdir()) \
+        and all((scratch / "feedback" / name).read_bytes()
+                == (scratch / "feedback-merged" / name).read_bytes() for name in files)
     print(f"{args.shards} shards graded one after the other in "
           f"{time.perf_counter() - started:.1f} s; merged CSV "
-          f"{'equals' if same else 'DIFFERS FROM'} the single run's")
+          f"{'equals' if same else 'DIFFERS FROM'} the single run's; merged feedback "
+          f"({len(files)} files) {'equals' if same_feedback else 'DIFFERS FROM'} the "
+          "single run's")
 
 
 def report(grades, kinds, tasks, seconds):

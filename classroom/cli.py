@@ -70,6 +70,8 @@ def build_parser():
     mutants.add_argument("--per-task", type=int, default=None,
                          help="at most this many mutants per task (default: all)")
     mutants.add_argument("--jobs", type=int, default=2, help="runs at once (default: 2)")
+    mutants.add_argument("--out", type=pathlib.Path, default=None,
+                         help="also write the table (Markdown) into this file")
 
     selfcheck = commands.add_parser("selfcheck", help="check that the course holds together")
     selfcheck.add_argument("task_ids", nargs="*", metavar="TASK",
@@ -201,8 +203,14 @@ def run_mutants(course, args):
         grader = Grader(course, tasks, scratch)
         traced = selfcheck.TracedRuns(course, grader, tasks)
         selfcheck.run_all(traced.runs(), args.jobs, note)
+        def say_table(text):
+            print(text)
+            if args.out:
+                args.out.parent.mkdir(parents=True, exist_ok=True)
+                args.out.write_text(text + "\n", encoding="utf-8")
+
         selfcheck.check_mutants(course, grader, traced, grouped, tasks, args.per_task,
-                                args.jobs, note, say_table=print)
+                                args.jobs, note, say_table=say_table)
     print(f"mutants: {time.monotonic() - started:.0f} s")
     return 0 if all(findings) else 1
 

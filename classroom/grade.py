@@ -83,16 +83,18 @@ class Grader:
             return [Job(submission, (task,)) for task in self.tasks]
         return [Job(submission, self.tasks)]
 
-    def run(self, job, prepare=None):
+    def run(self, job, prepare=None, after=None):
         """Grade one job; ``prepare(workdir)`` replaces the usual way of putting the
-        submission in (selfcheck uses it to plant wrong answers)."""
-        run, notes = self.run_tests(job, prepare)
+        submission in (selfcheck uses it to plant wrong answers), and ``after(workdir)``
+        is called once the tests ran, before the grading copy is removed (selfcheck runs
+        a chapter's notebook there)."""
+        run, notes = self.run_tests(job, prepare, after)
         ids = {t.id for t in job.tasks}
         expected = {n: t for n, t in self.expected.items() if set(t) & ids}
         scores = runner.score(job.tasks, expected, run, self.course.settings.scoring)
         return scores, run.problems, notes
 
-    def run_tests(self, job, prepare=None):
+    def run_tests(self, job, prepare=None, after=None):
         """``(runner.RunResult, notes)`` of one job's tests (see ``run``)."""
         workdir = self._new_workdir()
         notes = []
@@ -106,7 +108,10 @@ class Grader:
                 workspace.overlay_submission(self.course, workdir, job.submission)
             ids = [t.id for t in job.tasks]
             files = runner.task_test_files(workdir, self.course.settings.tests, ids)
-            return runner.run_tests(workdir, files, ids, self.options), notes
+            run = runner.run_tests(workdir, files, ids, self.options)
+            if after is not None:
+                after(workdir)
+            return run, notes
         finally:
             shutil.rmtree(workdir, ignore_errors=True)
 

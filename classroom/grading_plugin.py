@@ -13,8 +13,10 @@ process, never by a plain ``pytest``.  For each run it
 * limits each test's time: an alarm raises ``TestTimedOut`` into the test, and
   if the test swallows it, faulthandler ends the process a little later (the
   runner then counts the test as timed out and starts again after it); once two
-  tests of a task have timed out, the task's later tests fail at once as timed
-  out (an endless loop would make each of them wait for the whole limit);
+  tests of a task have timed out (one, once two tasks have), the task's later
+  tests fail at once as timed out (an endless loop would make each of them wait
+  for the whole limit), and after two timeouts every test gets less time (see
+  ``ClassroomRun.limit``);
 * caps the process's memory and disables core dumps;
 * appends one JSON line per event to ``--classroom-report`` and flushes it at
   once, so the runner knows which test was running when the process died.
@@ -41,8 +43,15 @@ from classroom.messages import (TestTimedOut, describe_exception, not_done, shor
 
 
 TIMEOUTS_PER_TASK = 2       # timed-out tests after which a task's other tests are not run
+TASKS_BEFORE_ONE = 2        # ...but one is enough once this many tasks have timed out
 TIMEOUTS_BEFORE_SHORT = 2   # timed-out tests (any task) after which every test gets less time
-SHORT_SHARE = 1 / 3         # ...this share of the time limit (10 s of 30)
+SHORT_SHARE = 1 / 3         # ...this share of the time limit (10 s of 30), a third again
+SHORTEST_SHARE = 1 / 10     # for each later timeout, but never under this share (3 s of 30)
+
+
+class NotRunTimedOut(TestTimedOut):
+    """A test failed as timed out without running (its task's code loops): it took no
+    time, so it does not count as one more timeout."""
 
 
 def grace_seconds(timeout):
@@ -147,6 +156,11 @@ class ClassroomRun:
         if drop:
             config.hook.pytest_deselected(items=drop)
         items[:] = keep
+        # A failing test's report is read from the exception itself (pytest_runtest_makereport
+        # below), never from pytest's traceback text, which parses every source file of the
+        # traceback again for each failure: seconds per stubbed test in a fresh release.
+        # (Collection is over: a test module that cannot load keeps its full report.)
+        config.option.tbstyle = "no"
         self.emit(event="collected",
                   tests=[{"nodeid": i.nodeid, "tasks": item_tasks(i)} for i in keep])
 
@@ -168,10 +182,13 @@ class ClassroomRun:
     @pytest.hookimpl(hookwrapper=True)
     def pytest_runtest_setup(self, item):
         tasks = item_tasks(item)
-        if tasks and all(self.out_of_time.get(t, 0) >= TIMEOUTS_PER_TASK for t in tasks):
+        enough = TIMEOUTS_PER_TASK if len([t for t, n in self.out_of_time.items() if t and n]) \
+            < TASKS_BEFORE_ONE else 1
+        if tasks and all(self.out_of_time.get(t, 0) >= enough for t in tasks):
             # Code that loops forever would make each of the task's tests wait for the
-            # whole time limit: two are enough to know (the test fails as timed out).
-            raise TestTimedOut(timed_out(self.timeout) + "; not run: earlier tests of "
+            # whole time limit: two are enough to know (one, once the loop has shown up in
+            # two tasks: it is then in code they share); the test fails as timed out.
+            raise NotRunTimedOut(timed_out(self.timeout) + "; not run: earlier tests of "
                                f"task {', '.join(tasks)} ran out of time")
         yield from self._timed(item)
 
@@ -184,11 +201,17 @@ class ClassroomRun:
         yield from self._timed(item)
 
     def limit(self):
-        """The time limit of the next test: the whole limit, or a share of it once
-        ``TIMEOUTS_BEFORE_SHORT`` tests have run out of time (code that loops in a helper
-        every task calls would otherwise cost two whole limits per task)."""
+        """The time limit of the next test: the whole limit, or once
+        ``TIMEOUTS_BEFORE_SHORT`` tests have run out of time a third of it, a third again
+        for each later timeout, down to a tenth.  Code that loops in a helper every task
+        calls then costs two whole limits, a third, a ninth and a tenth for each other
+        task (with one test each, above): about three limits for the nine tasks of an
+        assignment, where it used to cost two whole limits per task."""
         timed_out = sum(self.out_of_time.values())
-        return self.timeout * (SHORT_SHARE if timed_out >= TIMEOUTS_BEFORE_SHORT else 1)
+        if timed_out < TIMEOUTS_BEFORE_SHORT:
+            return self.timeout
+        share = SHORT_SHARE ** (timed_out - TIMEOUTS_BEFORE_SHORT + 1)
+        return self.timeout * max(SHORTEST_SHARE, share)
 
     def _timed(self, item):
         if self.timeout:
@@ -219,7 +242,7 @@ class ClassroomRun:
         own = item_tasks(item)
         task = unfinished_task(error)
         if isinstance(error, TestTimedOut):
-            for task_id in own or ("",):
+            for task_id in () if isinstance(error, NotRunTimedOut) else own or ("",):
                 self.out_of_time[task_id] = self.out_of_time.get(task_id, 0) + 1
             failure = ("timeout", str(error) or timed_out(self.timeout), None)
         elif task is not None:

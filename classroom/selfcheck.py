@@ -22,7 +22,9 @@ from __future__ import annotations
 
 import concurrent.futures
 import dataclasses
+import os
 import pathlib
+import re
 import subprocess
 import sys
 import tempfile
@@ -33,7 +35,7 @@ except ModuleNotFoundError:             # Python 3.10: the same parser, as a pac
     import tomli as tomllib
 
 from classroom import (reach, regions as regions_mod, release as release_mod, runner,
-                       student_check, workspace)
+                       student_check, workflow, workspace)
 from classroom.course import CourseError
 from classroom.grade import Grader, Job, points
 from classroom.runner import score
@@ -303,7 +305,11 @@ def planned_runs(course, grader, grouped, scratch, note, chosen=None):
                      lambda out=out: _student_tests_collect(out)))
         runs.append(grading_run(grader, f"release {assignment.name}", Job(out, tasks), None,
                                 _zero_marks))
-        runs += walk_runs(course, grader, assignment, out, tasks)
+        with_workflow = assignment.name == course.assignments[0].name
+        if with_workflow:
+            runs.append((f"release {assignment.name}: its workflow ({workflow.WORKFLOW_PATH})",
+                         lambda out=out, tasks=tasks: _workflow_points(out, tasks, solved=False)))
+        runs += walk_runs(course, grader, assignment, out, tasks, with_workflow)
     try:
         answers = load_wrong_answers(course)
     except CourseError as error:
@@ -330,20 +336,110 @@ def planned_runs(course, grader, grouped, scratch, note, chosen=None):
     return runs
 
 
-def walk_runs(course, grader, assignment, release_dir, tasks):
+def walk_runs(course, grader, assignment, release_dir, tasks, with_workflow=False):
     """A student's walk through a release: the tasks filled in one at a time, in the
     syllabus' order, from the solution; after each step the task just written scores
-    full marks, with the later ones still stubs.  (The earlier ones keep theirs: their
+    full marks, with the later ones still stubs, and the chapter that explains it runs
+    in its notebook (``chapter_runs``).  (The earlier ones keep their marks: their
     tests run no later task's code, which the traced runs prove, so they are not run
-    again at every step.)"""
+    again at every step.)  With ``with_workflow``, the last step also runs the release's
+    GitHub workflow there: every task's step gives its points."""
     runs = []
     for count in range(1, len(tasks) + 1):
         filled = tasks[:count]
-        runs.append(grading_run(
-            grader, f"walk {assignment.name}: after {filled[-1].id} ({count} of "
-            f"{len(tasks)} written)", Job(release_dir, filled[-1:]),
-            _filling(course, release_dir, filled), _full_marks))
+        last = with_workflow and count == len(tasks)
+        runs.append((f"walk {assignment.name}: after {filled[-1].id} ({count} of "
+                     f"{len(tasks)} written)",
+                     lambda filled=filled, last=last: _walk_step(course, grader, release_dir,
+                                                                 filled, last)))
     return runs
+
+
+def _walk_step(course, grader, release_dir, filled, run_workflow=False):
+    task, after_tests = filled[-1], {}
+
+    def after(workdir):
+        after_tests["notebook"] = chapter_runs(course, workdir, task)
+        if run_workflow:
+            target = pathlib.Path(workdir) / workflow.WORKFLOW_PATH
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_bytes((pathlib.Path(release_dir) / workflow.WORKFLOW_PATH).read_bytes())
+            after_tests["workflow"] = _workflow_points(workdir, filled, solved=True)
+
+    scores, _, _ = grader.run(Job(release_dir, (task,)), _filling(course, release_dir, filled),
+                              after=after)
+    results = [_full_marks(scores)]
+    results.append(after_tests.get("notebook", (False, "its notebook was not run")))
+    if run_workflow:
+        ok, detail = after_tests.get("workflow", (False, "was not run"))
+        results.append((ok, f"its workflow {detail}"))
+    return all(ok for ok, _ in results), "; ".join(detail for _, detail in results)
+
+
+def _workflow_points(folder, tasks, solved):
+    """``(ok, detail)``: the grading steps of ``folder``'s workflow, run here as GitHub
+    runs them (``classroom.workflow.run_locally``), one per task, give every task its
+    points when ``solved`` and none in a fresh release."""
+    steps = workflow.run_locally(folder)
+    got = [s.points for s in steps]
+    want = [int(t.points) if solved else 0 for t in tasks]
+    if got == want and len(steps) == len(tasks):
+        return True, (f"gives each of its {len(steps)} task steps its points ({sum(got)})"
+                      if solved else f"gives its {len(steps)} task steps 0 points")
+    wrong = [f"{s.name}: {s.points}/{s.max_points} ({s.output.strip().splitlines()[-1:]})"
+             for s, w in zip(steps, want) if s.points != w]
+    return False, f"{len(steps)} steps for {len(tasks)} tasks; " + "; ".join(wrong[:3])
+
+
+NOTEBOOK_TIMEOUT = 900       # seconds for one chapter's notebook in the walk
+
+
+def task_notebooks(task):
+    """The notebooks that explain ``task``: its ``file`` in tasks.toml (one, or several
+    separated by commas or spaces, when a chapter is split into pages)."""
+    return [f for f in str(task.file).replace(",", " ").split() if f.endswith(".ipynb")]
+
+
+def chapter_runs(course, workdir, task):
+    """``(ok, detail)``: the notebook(s) of ``task``'s chapter run in ``workdir`` the way a
+    student's ``make test`` runs them (nbval without comparing outputs, with the student
+    plugin): no cell fails, and a cell may stop only at the stub of a task that comes
+    later in the syllabus (a chapter uses later chapters' code here and there, see
+    classroom/README.md, Dependencies)."""
+    notebooks = task_notebooks(task)
+    if not notebooks:
+        return True, "no chapter notebook to run (tasks.toml names none: file = ...)"
+    missing = [n for n in notebooks if not (pathlib.Path(workdir) / n).is_file()]
+    if missing:
+        return False, f"its notebook {', '.join(missing)} is not in the release"
+    order = [t.id for t in course.tasks]
+    with tempfile.TemporaryDirectory(prefix="classroom-chapter-") as scratch:
+        env = runner.child_environment(pathlib.Path(workdir), pathlib.Path(scratch))
+        env["PATH"] = str(pathlib.Path(sys.executable).parent) + os.pathsep + env.get("PATH", "")
+        command = [sys.executable, "-m", "pytest", "-p", "classroom.student_plugin",
+                   "-p", "no:cacheprovider", "--nbval-lax", "--nbval-current-env", "-q",
+                   "-rs", "--no-header", "--rootdir", str(workdir)]
+        config = pathlib.Path(workdir) / "pyproject.toml"
+        command += ["-c", str(config)] if config.is_file() else []
+        command += notebooks
+        try:
+            done = subprocess.run(command, cwd=workdir, env=env, capture_output=True,
+                                  text=True, timeout=NOTEBOOK_TIMEOUT)
+        except subprocess.TimeoutExpired:
+            return False, f"{', '.join(notebooks)} did not finish in {NOTEBOOK_TIMEOUT} s"
+    output = done.stdout + done.stderr
+    stopped_by = set(re.findall(r"not done yet: Task (\S+) ", output)) | set(
+        re.findall(r"needs task (\S+), not done yet", output))
+    too_early = sorted(t for t in stopped_by if t not in order or
+                       order.index(t) <= order.index(task.id))
+    names = ", ".join(pathlib.Path(n).name for n in notebooks)
+    if done.returncode not in (0,) or too_early:
+        failed = [line for line in output.splitlines() if line.startswith(("FAILED", "ERROR"))]
+        return False, (f"{names} does not run: " + ("; ".join(failed[:3]) or output[-400:])
+                       + (f" (stopped by the stub of {too_early})" if too_early else ""))
+    later = sorted(stopped_by, key=order.index)
+    return True, (f"{names} runs" + (f" up to the stubs of later tasks {later}" if later
+                                     else " to the end"))
 
 
 def _filling(course, release_dir, filled):

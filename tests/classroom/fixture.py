@@ -73,6 +73,7 @@ chapters = [2]
 id = "1.1"
 title = "counting dependencies"
 chapter = 1
+file = "book/01_engine.ipynb"
 section = "Counting"
 points = 4
 assignment = "a1"
@@ -81,6 +82,7 @@ assignment = "a1"
 id = "1.2"
 title = "accumulating gradients"
 chapter = 1
+file = "book/01_engine.ipynb"
 section = "Accumulation"
 points = 3
 assignment = "a1"
@@ -90,6 +92,7 @@ depends_on = ["1.1"]
 id = "1.3"
 title = "a square in the notebook"
 chapter = 1
+file = "book/01_engine.ipynb"
 section = "Warming up"
 points = 1
 assignment = "a1"
@@ -444,7 +447,7 @@ SOLUTION_1_2 = ENGINE.split("### BEGIN SOLUTION 1.2\n")[1].split("    ### END")[
 # ----- fabricated submissions -----------------------------------------------------------------
 
 def _stub(task_id, title, section):
-    task = Task(task_id, title, 1, section, 1, "a1")
+    task = Task(task_id, title, 1, section, 1, "a1", file="book/01_engine.ipynb")
     return "".join(stub_lines(task, "    "))
 
 

@@ -155,3 +155,39 @@ def test_shards_cover_each_submission_once_and_merge_in_order(tmp_path):
         "s00.md", "s01.md", "s03.md"]
     with pytest.raises(CourseError, match="in two shards"):
         grade_mod.merge([parts[0], parts[0]], tmp_path / "again.csv")
+
+
+def test_three_shards_merged_give_the_files_of_one_run(course, course_root, graded, submissions,
+                                                       tmp_path):
+    """`grade --shard 1/3`, `2/3`, `3/3` and `grade merge`, through the command line, write
+    the CSV file and the feedback files that one run over every submission writes: a
+    student id column, one column per task and the total; one Markdown file per student."""
+    tasks = course.tasks_of("a1")
+    grades = [graded[name] for name in sorted(graded)]
+    grade_mod.write_csv(grades, tasks, tmp_path / "one" / "grades.csv")
+    grade_mod.write_feedback(grades, tasks, tmp_path / "one" / "feedback",
+                             course.assignment("a1").title)
+    for index in (1, 2, 3):
+        assert cli.main(["grade", str(submissions), "--root", str(course_root), "--assignment",
+                         "a1", "--shard", f"{index}/3", "--jobs", "2", "--quiet", "--out",
+                         str(tmp_path / f"grades-{index}.csv"), "--feedback",
+                         str(tmp_path / f"feedback-{index}")]) == 0
+    shard_rows = [list(csv.reader((tmp_path / f"grades-{i}.csv").read_text().splitlines()))
+                  for i in (1, 2, 3)]
+    assert all(1 < len(rows) < len(grades) + 1 for rows in shard_rows)   # real slices
+    merge_args = ["grade", "merge", *(str(tmp_path / f"grades-{i}.csv") for i in (1, 2, 3)),
+                  "--root", str(course_root), "--out", str(tmp_path / "merged" / "grades.csv"),
+                  "--feedback", str(tmp_path / "merged" / "feedback")]
+    for index in (1, 2, 3):
+        merge_args += ["--feedback-from", str(tmp_path / f"feedback-{index}")]
+    assert cli.main(merge_args) == 0
+    one, merged = tmp_path / "one", tmp_path / "merged"
+    assert (merged / "grades.csv").read_bytes() == (one / "grades.csv").read_bytes()
+    rows = list(csv.reader((one / "grades.csv").read_text().splitlines()))
+    assert rows[0] == ["student_id", *[t.id for t in tasks], "total"]
+    assert [row[0] for row in rows[1:]] == sorted(graded)
+    names = sorted(p.name for p in (one / "feedback").iterdir())
+    assert names == [f"{name}.md" for name in sorted(graded)]
+    assert sorted(p.name for p in (merged / "feedback").iterdir()) == names
+    for name in names:
+        assert (merged / "feedback" / name).read_text() == (one / "feedback" / name).read_text()

@@ -1,6 +1,7 @@
 """The grading run's limits (``classroom.runner`` with ``classroom.grading_plugin``): once
-two tests of a task ran out of time its other tests fail at once, and a thread a test left
-waiting does not keep the run alive."""
+two tests of a task ran out of time its other tests fail at once, a loop in code every task
+calls costs a few time limits in all, and a thread a test left waiting does not keep the
+run alive."""
 
 import textwrap
 import time
@@ -34,11 +35,50 @@ TESTS = textwrap.dedent('''
 ''')
 
 
-def test_a_looping_task_costs_two_time_limits_and_a_waiting_thread_costs_nothing(tmp_path):
+HELPER_LOOPS = textwrap.dedent('''
+    import pytest
+
+    TASKS = ["9.1", "9.2", "9.3", "9.4", "9.5"]
+
+
+    def helper():
+        """Code that every task calls, looping forever."""
+        while True:
+            pass
+
+
+    @pytest.mark.parametrize("n", [pytest.param(n, marks=pytest.mark.task(task),
+                                                id=f"{task}-{n}")
+                                   for task in TASKS for n in range(3)])
+    def test_calls_the_helper(n):
+        helper()
+''')
+
+
+def limits_course(tmp_path, tests):
     (tmp_path / "tests").mkdir()
-    (tmp_path / "tests" / "test_limits.py").write_text(TESTS)
+    (tmp_path / "tests" / "test_limits.py").write_text(tests)
     (tmp_path / "pyproject.toml").write_text(
         '[tool.pytest.ini_options]\nmarkers = ["task(id): a classroom task"]\n')
+
+
+def test_a_loop_in_a_helper_every_task_calls_costs_a_few_limits_not_two_per_task(tmp_path):
+    """Five tasks of three tests each, all stopped by one endless loop: two tests run out
+    of the whole limit, then one test of each other task out of a shrinking share of it
+    (a third, a ninth, a tenth, a tenth): 2.64 limits in all.  Every other test fails at
+    once, without running."""
+    limits_course(tmp_path, HELPER_LOOPS)
+    options = runner.RunOptions(package=None, test_timeout=1, run_timeout=120)
+    tasks = ["9.1", "9.2", "9.3", "9.4", "9.5"]
+    run = runner.run_tests(tmp_path, ["tests/test_limits.py"], tasks, options)
+    assert len(run.results) == 15 and all(r.kind == "timeout" for r in run.results.values())
+    ran_out = [r.message.split(" s,")[0].rsplit(" ", 1)[-1] for r in run.results.values()
+               if "not run" not in r.message]
+    assert ran_out == ["1", "1", "0.333333", "0.111111", "0.1", "0.1"]
+
+
+def test_a_looping_task_costs_two_time_limits_and_a_waiting_thread_costs_nothing(tmp_path):
+    limits_course(tmp_path, TESTS)
     options = runner.RunOptions(package=None, test_timeout=1, run_timeout=60)
     started = time.monotonic()
     run = runner.run_tests(tmp_path, ["tests/test_limits.py"], ["9.1", "9.2"], options)

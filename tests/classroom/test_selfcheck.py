@@ -18,12 +18,33 @@ def test_the_fixture_course_passes_selfcheck(course):
                      "release a2: `check`: every task is reported as not done",
                      "task 1.1, region 1 (minigrad/engine.py, lines 25-31) runs in its task's "
                      "tests",
-                     "walk a1: after 1.2 (2 of 3 written): full marks",
+                     "walk a1: after 1.2 (2 of 3 written): full marks; 01_engine.ipynb runs "
+                     "up to the stubs of later tasks ['1.3']",
+                     "walk a1: after 1.3 (3 of 3 written): full marks; 01_engine.ipynb runs "
+                     "to the end; its workflow gives each of its 3 task steps its points (8)",
+                     "release a1: its workflow (.github/workflows/classroom.yml): gives its 3 "
+                     "task steps 0 points",
+                     "walk a2: after 2.1 (1 of 1 written): full marks; no chapter notebook",
                      "every test is marked with the latest task (in the syllabus) whose code "
                      "it runs",
                      "task 2.1 needs only earlier tasks (1.1, 1.2)",
                      "wrong answer 'swapped operands' of task 2.1: loses points"):
         assert expected in text
+
+
+def test_the_walk_fails_when_a_chapter_notebook_stops_at_an_earlier_task(fresh_course,
+                                                                         tmp_path):
+    """The chapter's notebook runs after each step of the walk; a cell that needs a task
+    already written (here: the notebook's own task, whose code a cell breaks) fails it."""
+    notebook = fresh_course / "book" / "01_engine.ipynb"
+    notebook.write_text(notebook.read_text().replace("print(square(3))",
+                                                     "print(square(3)); 1 / 0"))
+    course = course_mod.load(fresh_course)
+    grader = Grader(course, course.tasks, tmp_path / "grading")
+    ok, what = selfcheck.chapter_runs(course, fresh_course, course.task("1.3"))
+    assert not ok and "01_engine.ipynb does not run" in what
+    ok, what = selfcheck.chapter_runs(course, grader.base, course.task("2.1"))
+    assert ok and "no chapter notebook" in what
 
 
 def _one_run(course, run, tmp_path):
