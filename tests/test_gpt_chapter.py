@@ -3,14 +3,14 @@ reduced to printable ASCII, with its source and licence stated; the GPT of ``boo
 does not read the future, counts a tied weight once, decays only matrices, and samples
 greedily with ``top_k=1``."""
 
-import importlib.util
 import pathlib
-import sys
 
 import numpy as np
 import pytest
 
 import minitorch
+
+from .torch_as import import_file, import_on_minitorch
 
 pytestmark = pytest.mark.chapter17
 
@@ -18,32 +18,14 @@ ROOT = pathlib.Path(__file__).resolve().parents[1]
 DATA = ROOT / "book" / "data"
 
 
-def load(path, name, **modules):
-    saved = {key: sys.modules.get(key) for key in modules}
-    sys.modules.update(modules)
-    try:
-        spec = importlib.util.spec_from_file_location(name, path)
-        module = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(module)
-    finally:
-        for key, old in saved.items():
-            if old is None:
-                sys.modules.pop(key, None)
-            else:
-                sys.modules[key] = old
-    return module
-
-
 @pytest.fixture(scope="module")
 def gpt():
-    return load(ROOT / "book" / "gpt.py", "gpt_chapter17", torch=minitorch,
-                **{"torch.nn": minitorch.nn, "torch.nn.functional": minitorch.nn.functional,
-                   "torch.optim": minitorch.optim})
+    return import_on_minitorch(ROOT / "book" / "gpt.py", "gpt_chapter17")
 
 
 @pytest.fixture(scope="module")
 def make_text():
-    return load(ROOT / "scripts" / "make_book_text.py", "make_book_text")
+    return import_file(ROOT / "scripts" / "make_book_text.py", "make_book_text")
 
 
 def small_model(gpt, **changes):

@@ -6,14 +6,14 @@ Expected values: ``data/gpt_pytorch.npz``, recorded from PyTorch 2.13 by
 ``scripts/make_gpt_fixture.py`` (run by hand; torch is never needed to test).
 """
 
-import importlib.util
 import pathlib
-import sys
 
 import numpy as np
 import pytest
 
 import minitorch
+
+from ..torch_as import import_on_minitorch
 
 pytestmark = pytest.mark.chapter17
 
@@ -24,22 +24,7 @@ CONFIG = dict(vocab_size=11, block_size=8, n_layer=2, n_head=2, n_embd=16)
 
 def load_program_on_minitorch():
     """Import ``book/gpt.py`` with ``minitorch`` answering its ``import torch``."""
-    names = {"torch": minitorch, "torch.nn": minitorch.nn,
-             "torch.nn.functional": minitorch.nn.functional, "torch.optim": minitorch.optim}
-    saved = {name: sys.modules.get(name) for name in names}
-    sys.modules.update(names)
-    try:
-        spec = importlib.util.spec_from_file_location("gpt_program_on_minitorch",
-                                                      BOOK / "gpt.py")
-        module = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(module)
-    finally:
-        for name, old in saved.items():
-            if old is None:
-                sys.modules.pop(name, None)
-            else:
-                sys.modules[name] = old
-    return module
+    return import_on_minitorch(BOOK / "gpt.py", "gpt_program_on_minitorch")
 
 
 @pytest.fixture(scope="module")
