@@ -60,7 +60,7 @@ def checkpoint(function, *args, use_reentrant=None, context_fn=noop_context_fn,
         if context_fn is not noop_context_fn or debug:
             raise ValueError("Passing `context_fn` or `debug` is only supported when "
                              "use_reentrant=False.")
-        return _Reentrant.apply(function, preserve_rng_state, *args, **kwargs) \
+        return CheckpointFunction.apply(function, preserve_rng_state, *args, **kwargs) \
             if not kwargs else _reentrant_with_kwargs(function, preserve_rng_state, args,
                                                        kwargs)
     frame = _Frame(function, args, kwargs, preserve_rng_state,
@@ -149,9 +149,10 @@ def _rng_state(state):
 
 
 # ----- the reentrant variant ------------------------------------------------------------
-class _Reentrant(Function):
+class CheckpointFunction(Function):
     """Forward without a graph; backward reruns the function with one and runs backward
-    through it (backward inside backward)."""
+    through it (backward inside backward).  Named as PyTorch's, so its node prints as
+    ``CheckpointFunctionBackward``."""
 
     @staticmethod
     def forward(ctx, function, preserve_rng_state, *args):
@@ -186,7 +187,7 @@ class _Reentrant(Function):
 
 
 def _reentrant_with_kwargs(function, preserve_rng_state, args, kwargs):
-    return _Reentrant.apply(lambda *a: function(*a, **kwargs), preserve_rng_state, *args)
+    return CheckpointFunction.apply(lambda *a: function(*a, **kwargs), preserve_rng_state, *args)
 
 
 # ----- sequences of modules -------------------------------------------------------------------

@@ -140,3 +140,15 @@ def test_saved_tensor_hooks_do_the_work():
     np.testing.assert_allclose(inputs.grad.numpy(),
                                (np.cos(np.exp(inputs.detach().numpy())) *
                                 np.exp(inputs.detach().numpy())), rtol=1e-12)
+
+
+def test_node_names_as_pytorch():
+    # Expected names from PyTorch 2.13: the reentrant variant records one node of its own;
+    # the other leaves the graph of the function's ops (the last segment of
+    # checkpoint_sequential runs without checkpointing).
+    x = torch.ones(3, requires_grad=True)
+    names = [type(checkpoint(torch.sin, x, use_reentrant=True).grad_fn).__name__,
+             type(checkpoint(torch.sin, x, use_reentrant=False).grad_fn).__name__,
+             type(checkpoint_sequential([torch.nn.ReLU(), torch.nn.Tanh()], 2, x,
+                                        use_reentrant=True).grad_fn).__name__]
+    assert names == ["CheckpointFunctionBackward", "SinBackward0", "TanhBackward0"]
