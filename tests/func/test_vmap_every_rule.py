@@ -39,8 +39,17 @@ def _pulled_back(f, shape):
 
 
 def _backward_case(f, shape):
-    fn, out_shape = _pulled_back(f, shape)
-    return fn, [(out_shape, -2.0, 2.0)]
+    """A case built when a test asks for it, not when the module is imported (in a
+    course's release the autograd that ``vjp`` needs may still be a stub)."""
+    def build():
+        fn, out_shape = _pulled_back(f, shape)
+        return fn, [(out_shape, -2.0, 2.0)]
+    return build
+
+
+def _case(name):
+    case = CASES[name]
+    return case() if callable(case) else case
 
 
 _TARGET = minitorch.tensor([1, 3])
@@ -127,7 +136,7 @@ def _loop(fn, inputs):
 @settings(max_examples=5, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(data=st.data())
 def test_vmap_agrees_with_a_loop(name, data):
-    fn, specs = CASES[name]
+    fn, specs = _case(name)
     examples = [[data.draw(arrays(shape, low, high)) for shape, low, high in specs]
                 for _ in range(BATCH)]
     inputs = _stacked(examples)
@@ -172,7 +181,7 @@ def _run_everything():
             vmap(fn)(*inputs)
         except RuntimeError:    # in-place ops on shared tensors, values read: elsewhere
             pass
-    for fn, specs in CASES.values():
+    for fn, specs in map(_case, CASES):
         vmap(fn)(*[minitorch.tensor(np.linspace(0.6, 1.4, BATCH * int(np.prod(shape)))
                                     .reshape((BATCH,) + shape), dtype=f64)
                    for shape, _, _ in specs])
