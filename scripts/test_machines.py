@@ -198,6 +198,25 @@ def junit_counts(path):
     return total - failed - skipped, failed
 
 
+def junit_failures(path, limit=10):
+    """The ids and first message lines of the failed tests in a JUnit XML report.
+
+    CI shows only this script's output, not the logs, so a failing configuration
+    names its failing tests right there.
+    """
+    try:
+        root = ET.parse(path).getroot()
+    except (OSError, ET.ParseError):
+        return []
+    found = []
+    for case in root.iter("testcase"):
+        for problem in (*case.findall("failure"), *case.findall("error")):
+            message = (problem.get("message") or problem.text or "").strip().splitlines()
+            first = re.sub(r"(\x1b|#x1B)\[[0-9;]*m", "", message[0])[:200] if message else ""
+            found.append(f"{case.get('classname')}::{case.get('name')}  {first}")
+    return found[:limit]
+
+
 def prepare_venv(config):
     """Create or update ``.venv-3.X`` with scripts/setup.sh; a report line if it failed."""
     LOGS.mkdir(parents=True, exist_ok=True)
@@ -263,6 +282,7 @@ def run_config(config, args):
             f"{seconds:5.0f} s  ({detail})")
     if failed:
         line += f"  log {log.relative_to(ROOT)}"
+        line += "".join(f"\n    {failure}" for failure in junit_failures(junit))
     return line, failed
 
 
