@@ -59,9 +59,8 @@ def _lstm_step(x_part, state, w_hh, b_hh):
     gates = x_part + F.linear(h, w_hh, b_hh)
     i, f, g, o = gates.chunk(4, -1)
     c = f.sigmoid() * c + i.sigmoid() * g.tanh()
-    h = o.sigmoid() * c.tanh()
+    return o.sigmoid() * c.tanh(), c
     ### END SOLUTION 16.1
-    return h, c
 
 
 # ----- the multi-layer modules -----------------------------------------------------------------
