@@ -21,7 +21,8 @@ from classroom.nbcode import notebook_namespace
 
 pytestmark = pytest.mark.chapter15
 
-NOTEBOOK = pathlib.Path(__file__).resolve().parents[1] / "book" / "15b_attention_backward.ipynb"
+ROOT = pathlib.Path(__file__).resolve().parents[1]
+NOTEBOOK = ROOT / "book" / "15b_attention_backward.ipynb"
 RNG = np.random.default_rng(1515)
 
 
