@@ -55,10 +55,12 @@ def _gru_step(x_part, h, w_hh, b_hh):
 def _lstm_step(x_part, state, w_hh, b_hh):
     """``state`` is ``(h, c)``; returns the new ``(h, c)``."""
     h, c = state
+    ### BEGIN SOLUTION 16.1
     gates = x_part + F.linear(h, w_hh, b_hh)
     i, f, g, o = gates.chunk(4, -1)
     c = f.sigmoid() * c + i.sigmoid() * g.tanh()
     return o.sigmoid() * c.tanh(), c
+    ### END SOLUTION 16.1
 
 
 # ----- the multi-layer modules -----------------------------------------------------------------
