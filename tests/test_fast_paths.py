@@ -145,3 +145,47 @@ def test_built_in_nodes_see_which_inputs_need_a_gradient(a_grad, b_grad):
     assert leaf.exp().grad_fn.needs_input_grad == (True,)
     (a * b).sum().backward()
     assert (a.grad is not None) == a_grad and (b.grad is not None) == b_grad
+
+
+# ----- the array path's saved tensors (issue #16) ---------------------------------------
+def _modified_after_saving(create_graph):
+    """The error backward raises when ``exp``'s saved result and ``log``'s saved input were
+    changed in place after saving; create_graph=True takes the tensor path."""
+    x = minitorch.tensor([0.5, 1.0, 1.5], requires_grad=True)
+    y = x.exp()
+    z = y.log()
+    y.mul_(2)           # both nodes saved y (as output and as input): now at version 1
+    with pytest.raises(RuntimeError) as error:
+        z.sum().backward(create_graph=create_graph)
+    return str(error.value)
+
+
+def test_array_path_refuses_a_changed_saved_tensor_as_the_tensor_path_does():
+    message = _modified_after_saving(create_graph=False)
+    assert "modified by an inplace operation" in message
+    assert "is at version 1; expected version 0" in message
+    assert message == _modified_after_saving(create_graph=True)
+
+
+def test_array_path_refuses_freed_saved_tensors_as_the_tensor_path_does():
+    x = minitorch.tensor([0.5, 1.0, 1.5], requires_grad=True)
+    y = x.exp().log()
+    y.sum().backward()
+    with pytest.raises(RuntimeError, match="backward through the graph a second time"):
+        y.sum().backward()
+    with pytest.raises(RuntimeError, match="backward through the graph a second time"):
+        y.grad_fn._saved_self
+
+
+def test_saved_tensor_hooks_and_release_leave_no_hooked_state_behind():
+    """A saved tensor's rare fields (hooks) start unset and are dropped on release."""
+    x = minitorch.tensor([0.5, 1.0, 1.5], requires_grad=True)
+    with minitorch.autograd.graph.saved_tensors_hooks(lambda t: t * 1, lambda t: t):
+        y = x.exp()
+    plain = x.exp()
+    hooked_entry, plain_entry = y.grad_fn._saved[0], plain.grad_fn._saved[0]
+    assert hooked_entry.unpack_hook is not None and plain_entry.unpack_hook is None
+    np.testing.assert_allclose(minitorch.autograd.grad(y.sum(), x)[0].numpy(),
+                               np.exp([0.5, 1.0, 1.5]), rtol=1e-6)
+    assert hooked_entry.freed and hooked_entry.unpack_hook is None
+    assert hooked_entry.packed is None and hooked_entry.link is None
