@@ -189,3 +189,42 @@ def test_saved_tensor_hooks_and_release_leave_no_hooked_state_behind():
                                np.exp([0.5, 1.0, 1.5]), rtol=1e-6)
     assert hooked_entry.freed and hooked_entry.unpack_hook is None
     assert hooked_entry.packed is None and hooked_entry.link is None
+
+
+# ----- inference mode: the flag is read only while some block is open (issue #16) -------
+def test_operations_in_inference_mode_make_inference_tensors_however_entered():
+    x = minitorch.tensor([1.0, 2.0], requires_grad=True)
+    assert not (x * 2).is_inference()
+    with minitorch.inference_mode():
+        assert (x * 2).is_inference()
+        with minitorch.no_grad():       # no_grad inside keeps inference mode on
+            assert (x + 1).is_inference()
+        with minitorch.inference_mode(False):
+            assert not (x * 2).is_inference()
+    decorated = minitorch.inference_mode()(lambda t: t.exp())
+    assert decorated(x).is_inference()
+    with pytest.raises(ZeroDivisionError):
+        with minitorch.inference_mode():
+            1 / 0
+    y = x * 2                           # after every block closed, even by an exception
+    assert not y.is_inference() and y.requires_grad
+
+
+def test_inference_mode_in_one_thread_leaves_other_threads_alone():
+    import threading
+    x = minitorch.tensor([1.0, 2.0], requires_grad=True)
+    inside, release, seen = threading.Event(), threading.Event(), {}
+
+    def hold_inference_mode():
+        with minitorch.inference_mode():
+            seen["there"] = (x * 2).is_inference()
+            inside.set()
+            release.wait(5)
+
+    thread = threading.Thread(target=hold_inference_mode)
+    thread.start()
+    inside.wait(5)
+    here = x * 2
+    release.set()
+    thread.join()
+    assert seen["there"] and not here.is_inference() and here.requires_grad

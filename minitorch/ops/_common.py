@@ -134,7 +134,7 @@ class BuiltinFunction(Function):
         result = cls.forward(ctx, *args)                            # 2. forward
         if type(result) is tuple or ctx._dirty:
             if ctx._dirty and not (needs and grad_mode._state.enabled) \
-                    and not grad_mode._state.inference:
+                    and not grad_mode.inference_may_be_on():
                 for t in ctx._dirty:        # an unrecorded in-place change (optimizers)
                     t._version_counter.version += 1
                 return result
@@ -163,7 +163,7 @@ class BuiltinFunction(Function):
                 _check_dtype_changes(ctx, args, (out,))
             if ctx._to_save:
                 ctx._saved = _pack_saved(ctx, (out,))
-        elif grad_mode._state.inference:
+        elif grad_mode._inference_blocks[0] and grad_mode._state.inference:
             finish_unrecorded(ctx, (out,))
         return out
 
@@ -199,7 +199,7 @@ def _apply_general(cls, ctx, args, result, needs):
             _check_dtype_changes(ctx, args, outputs)
         if ctx._to_save or ctx._dirty:
             save_and_mark_dirty(ctx, outputs)
-    elif ctx._dirty or grad_mode._state.inference:
+    elif ctx._dirty or grad_mode.inference_may_be_on():
         finish_unrecorded(ctx, outputs)
     return outputs[0] if type(result) is not tuple else tuple(outputs)
 
