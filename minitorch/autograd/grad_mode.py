@@ -38,7 +38,8 @@ _inference_lock = threading.Lock()
 
 
 def inference_may_be_on():
-    """False when no thread is inside ``inference_mode`` (then no flag need be read)."""
+    """Is inference mode on in this thread?  Reads the thread's flag only while some
+    thread is inside ``inference_mode`` (the operations' check, chapter 5)."""
     return _inference_blocks[0] and _state.inference
 
 
