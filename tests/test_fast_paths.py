@@ -145,3 +145,86 @@ def test_built_in_nodes_see_which_inputs_need_a_gradient(a_grad, b_grad):
     assert leaf.exp().grad_fn.needs_input_grad == (True,)
     (a * b).sum().backward()
     assert (a.grad is not None) == a_grad and (b.grad is not None) == b_grad
+
+
+# ----- the array path's saved tensors (issue #16) ---------------------------------------
+def _modified_after_saving(create_graph):
+    """The error backward raises when ``exp``'s saved result and ``log``'s saved input were
+    changed in place after saving; create_graph=True takes the tensor path."""
+    x = minitorch.tensor([0.5, 1.0, 1.5], requires_grad=True)
+    y = x.exp()
+    z = y.log()
+    y.mul_(2)           # both nodes saved y (as output and as input): now at version 1
+    with pytest.raises(RuntimeError) as error:
+        z.sum().backward(create_graph=create_graph)
+    return str(error.value)
+
+
+def test_array_path_refuses_a_changed_saved_tensor_as_the_tensor_path_does():
+    message = _modified_after_saving(create_graph=False)
+    assert "modified by an inplace operation" in message
+    assert "is at version 1; expected version 0" in message
+    assert message == _modified_after_saving(create_graph=True)
+
+
+def test_array_path_refuses_freed_saved_tensors_as_the_tensor_path_does():
+    x = minitorch.tensor([0.5, 1.0, 1.5], requires_grad=True)
+    y = x.exp().log()
+    y.sum().backward()
+    with pytest.raises(RuntimeError, match="backward through the graph a second time"):
+        y.sum().backward()
+    with pytest.raises(RuntimeError, match="backward through the graph a second time"):
+        y.grad_fn._saved_self
+
+
+def test_saved_tensor_hooks_and_release_leave_no_hooked_state_behind():
+    """A saved tensor's rare fields (hooks) start unset and are dropped on release."""
+    x = minitorch.tensor([0.5, 1.0, 1.5], requires_grad=True)
+    with minitorch.autograd.graph.saved_tensors_hooks(lambda t: t * 1, lambda t: t):
+        y = x.exp()
+    plain = x.exp()
+    hooked_entry, plain_entry = y.grad_fn._saved[0], plain.grad_fn._saved[0]
+    assert hooked_entry.unpack_hook is not None and plain_entry.unpack_hook is None
+    np.testing.assert_allclose(minitorch.autograd.grad(y.sum(), x)[0].numpy(),
+                               np.exp([0.5, 1.0, 1.5]), rtol=1e-6)
+    assert hooked_entry.freed and hooked_entry.unpack_hook is None
+    assert hooked_entry.packed is None and hooked_entry.link is None
+
+
+# ----- inference mode: the flag is read only while some block is open (issue #16) -------
+def test_operations_in_inference_mode_make_inference_tensors_however_entered():
+    x = minitorch.tensor([1.0, 2.0], requires_grad=True)
+    assert not (x * 2).is_inference()
+    with minitorch.inference_mode():
+        assert (x * 2).is_inference()
+        with minitorch.no_grad():       # no_grad inside keeps inference mode on
+            assert (x + 1).is_inference()
+        with minitorch.inference_mode(False):
+            assert not (x * 2).is_inference()
+    decorated = minitorch.inference_mode()(lambda t: t.exp())
+    assert decorated(x).is_inference()
+    with pytest.raises(ZeroDivisionError):
+        with minitorch.inference_mode():
+            1 / 0
+    y = x * 2                           # after every block closed, even by an exception
+    assert not y.is_inference() and y.requires_grad
+
+
+def test_inference_mode_in_one_thread_leaves_other_threads_alone():
+    import threading
+    x = minitorch.tensor([1.0, 2.0], requires_grad=True)
+    inside, release, seen = threading.Event(), threading.Event(), {}
+
+    def hold_inference_mode():
+        with minitorch.inference_mode():
+            seen["there"] = (x * 2).is_inference()
+            inside.set()
+            release.wait(5)
+
+    thread = threading.Thread(target=hold_inference_mode)
+    thread.start()
+    inside.wait(5)
+    here = x * 2
+    release.set()
+    thread.join()
+    assert seen["there"] and not here.is_inference() and here.requires_grad

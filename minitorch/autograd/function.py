@@ -624,6 +624,8 @@ def _output_number(t, outputs, ctx):
     """The position of ``t`` among the node's differentiable outputs, or None."""
     if t._grad_fn is not ctx:          # an input, or an output without a gradient
         return None
+    if outputs[0] is t:                # the usual case, the first (or only) output
+        return 0
     for i, o in enumerate(outputs):
         if o is t:
             return i

@@ -30,6 +30,18 @@ class _GradState(threading.local):
 
 _state = _GradState()
 
+# How many inference_mode blocks are open, in all threads.  While none is, an operation
+# need not read this thread's inference flag: reading a threading.local costs about as
+# much as a small numpy call, and every operation under no_grad would pay it.
+_inference_blocks = [0]
+_inference_lock = threading.Lock()
+
+
+def inference_may_be_on():
+    """Is inference mode on in this thread?  Reads the thread's flag only while some
+    thread is inside ``inference_mode`` (the operations' check, chapter 5)."""
+    return _inference_blocks[0] and _state.inference
+
 
 def is_grad_enabled():
     """True when operations in this thread are being recorded for backward."""
@@ -179,6 +191,19 @@ class inference_mode(_Mode):
             raise TypeError(f"inference_mode expects a bool (True or False), "
                             f"got {type(mode).__name__}")
         self.mode = mode
+
+    def __enter__(self):
+        result = super().__enter__()        # counted once the flags are switched
+        with _inference_lock:
+            _inference_blocks[0] += 1
+        return result
+
+    def __exit__(self, *exc):
+        try:
+            return super().__exit__(*exc)
+        finally:
+            with _inference_lock:
+                _inference_blocks[0] -= 1
 
     def _switch_on(self):
         _state.enabled = not self.mode

@@ -43,23 +43,24 @@ class SavedTensor:
     its ``grad_fn``: the link comes back when backward unpacks it.
     """
 
-    __slots__ = ("tensor", "data", "version_counter", "saved_version", "output_nr", "packed",
-                 "unpack_hook", "freed", "link", "tangents")
+    __slots__ = ("tensor", "data", "version_counter", "saved_version", "output_nr", "freed",
+                 "__dict__")
+
+    # Set on few saved tensors, so kept out of the slots (a dict is made when needed):
+    unpack_hook = packed = link = None  # with saved_tensors_hooks (see _relinked)
+    tangents = None     # a saved output's forward-mode tangents (chapter 12)
 
     def __init__(self, tensor, output_nr=None, hooks=None):
         """``output_nr`` is set when ``tensor`` is an output of the saving node."""
-        self.output_nr = output_nr
-        self.tangents = None        # a saved output's forward-mode tangents (chapter 12)
-        self.freed = False
-        self.version_counter = tensor._version_counter
-        self.saved_version = tensor._version_counter.version
+        self.output_nr, self.freed = output_nr, False
+        self.version_counter = counter = tensor._version_counter
+        self.saved_version = counter.version
         if hooks is not None:
             pack_hook, self.unpack_hook = hooks
             self.tensor = self.data = None
             self.link = _graph_link(tensor) if output_nr is None else None
             self.packed = pack_hook(tensor)
         else:
-            self.unpack_hook = self.packed = self.link = None
             self.tensor = tensor if output_nr is None else None
             self.data = tensor._data
 
@@ -100,7 +101,8 @@ class SavedTensor:
         built-in ops, see ``ops/_common.py``)."""
         if self.freed or self.unpack_hook is not None:
             return self.unpack(node)._data
-        self.check_version(node)
+        if self.version_counter.version != self.saved_version:
+            self.check_version(node)        # raises
         return self.data
 
     def check_version(self, node):
@@ -118,7 +120,9 @@ class SavedTensor:
 
     def release(self):
         """Drop the references to the values (backward is done with them)."""
-        self.tensor = self.data = self.packed = self.unpack_hook = self.link = None
+        self.tensor = self.data = None
+        if self.unpack_hook is not None:
+            self.packed = self.unpack_hook = self.link = None
         self.freed = True
 
 

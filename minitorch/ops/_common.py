@@ -42,9 +42,12 @@ class BuiltinBackward(BackwardCFunction):
 
     @property
     def saved_arrays(self):
-        if self._saved is None:
+        saved = self._saved
+        if saved is None:
             return tuple([None if t is None else t._data for t in self._to_save])
-        return tuple([None if s is None else s.unpack_array(self) for s in self._saved])
+        if len(saved) == 1 and saved[0] is not None:    # the common case, written out
+            return (saved[0].unpack_array(self),)
+        return tuple([None if s is None else s.unpack_array(self) for s in saved])
 
     def _run_backward(self, grad_outputs, owned):
         on_arrays = self._forward_cls.backward_on_arrays
@@ -61,7 +64,8 @@ def _wrap_array_results(results, grad, grad_owned):
     a view of the incoming gradient is owned as it was (see ``_fresh_memory``)."""
     if type(results) is np.ndarray and results is not grad._data:    # one new gradient
         t = Tensor._wrap(results)
-        return [t], [results.base is None or _fresh_memory(t, (grad,), (grad_owned,))]
+        return [t], _OWNS_ONE[results.base is None or
+                              _fresh_memory(t, (grad,), (grad_owned,))]
     if type(results) is not tuple:
         results = (results,)
     tensors, owns = [], []
@@ -81,6 +85,10 @@ def _wrap_array_results(results, grad, grad_owned):
             tensors.append(t)
             owns.append(r.base is None or _fresh_memory(t, (grad,), (grad_owned,)))
     return tensors, owns
+
+
+# The ownership flags of one gradient: shared, since nothing changes them.
+_OWNS_ONE = {False: (False,), True: (True,)}
 
 
 class BuiltinFunction(Function):
@@ -126,7 +134,7 @@ class BuiltinFunction(Function):
         result = cls.forward(ctx, *args)                            # 2. forward
         if type(result) is tuple or ctx._dirty:
             if ctx._dirty and not (needs and grad_mode._state.enabled) \
-                    and not grad_mode._state.inference:
+                    and not grad_mode.inference_may_be_on():
                 for t in ctx._dirty:        # an unrecorded in-place change (optimizers)
                     t._version_counter.version += 1
                 return result
@@ -143,7 +151,7 @@ class BuiltinFunction(Function):
             if ctx._non_differentiable:
                 return _apply_general(cls, ctx, args, out, needs)
             ctx._seq_nr = next(_sequence)
-            ctx._next_edges = _edges(ctx, args)
+            ctx._next_edges = (edge_to(first),) if n == 1 else _edges(ctx, args)
             if cls._graph_inputs:
                 ctx._next_edges = _only_graph_inputs(ctx._next_edges, args,
                                                      cls._graph_inputs)
@@ -155,7 +163,7 @@ class BuiltinFunction(Function):
                 _check_dtype_changes(ctx, args, (out,))
             if ctx._to_save:
                 ctx._saved = _pack_saved(ctx, (out,))
-        elif grad_mode._state.inference:
+        elif grad_mode._inference_blocks[0] and grad_mode._state.inference:
             finish_unrecorded(ctx, (out,))
         return out
 
@@ -191,7 +199,7 @@ def _apply_general(cls, ctx, args, result, needs):
             _check_dtype_changes(ctx, args, outputs)
         if ctx._to_save or ctx._dirty:
             save_and_mark_dirty(ctx, outputs)
-    elif ctx._dirty or grad_mode._state.inference:
+    elif ctx._dirty or grad_mode.inference_may_be_on():
         finish_unrecorded(ctx, outputs)
     return outputs[0] if type(result) is not tuple else tuple(outputs)
 
