@@ -130,6 +130,7 @@ def _binary(da, db):
     """``y = f(a, b)``: ``ta * da + tb * db``, where either tangent may be missing
     and ``b`` may be a number."""
     def rule(primals, tangents, out, args):
+        ### BEGIN SOLUTION 12.1
         a, b = primals[0], primals[1]
         total = None
         if tangents[0] is not None:
@@ -138,6 +139,7 @@ def _binary(da, db):
             term = tangents[1] * db(a, b, out)
             total = term if total is None else total + term
         return _fit(total, out)
+        ### END SOLUTION 12.1
     return rule
 
 

@@ -119,12 +119,14 @@ def with_dims(cls, *positions):
         value = unwrap(args[0], level)
         if value is None or any(unwrap(a, level) is not None for a in args[1:]):
             return loop_fallback(cls)(args, level)
+        ### BEGIN SOLUTION 13.1
         n = args[0].ndim
         new = [value] + list(args[1:])
         for p in positions:
             if p < len(new):
                 new[p] = _shift(new[p], n)
         return _wrap_all(cls.apply(*new), level)
+        ### END SOLUTION 13.1
     return rule
 
 

@@ -88,11 +88,14 @@ class _Frame:
 
     def unpack(self, number):
         """The saved tensor, recomputed (all of them at the first request)."""
+        ### BEGIN SOLUTION 14.1
         if number not in self.recomputed:
             self._recompute()
         return self.recomputed.pop(number)
+        ### END SOLUTION 14.1
 
     def _recompute(self):
+        ### BEGIN SOLUTION 14.1
         caught = []
 
         def catch(tensor):
@@ -108,6 +111,7 @@ class _Frame:
         if self.check:
             self._check(caught)
         self.recomputed = dict(enumerate(caught))
+        ### END SOLUTION 14.1
 
     def _check(self, caught):
         if len(caught) != len(self.metadata):

@@ -1,0 +1,61 @@
+"""Task 14.1: checkpoint's unpack hook (``_Frame.unpack`` and ``_Frame._recompute``, the
+non-reentrant variant): the first tensor backward asks for reruns the function once, with
+the random state of the first run, and every saved tensor comes from that rerun."""
+
+import numpy as np
+import pytest
+
+import minitorch as torch
+from minitorch.utils.checkpoint import checkpoint
+
+pytestmark = pytest.mark.chapter14
+
+
+def small_mlp(seed=0):
+    torch.manual_seed(seed)
+    return torch.nn.Sequential(torch.nn.Linear(5, 7), torch.nn.Tanh(),
+                               torch.nn.Linear(7, 3), torch.nn.Sigmoid()).double()
+
+
+def gradients(model, inputs, checkpointed):
+    model.zero_grad()
+    inputs = inputs.detach().requires_grad_()
+    out = checkpoint(model, inputs, use_reentrant=False) if checkpointed else model(inputs)
+    (out * out).sum().backward()
+    return [inputs.grad] + [p.grad for p in model.parameters()]
+
+
+@pytest.mark.task("14.1")
+def test_gradients_equal_those_without_checkpoint():
+    model = small_mlp()
+    inputs = torch.randn(4, 5, dtype=torch.float64)
+    for plain, recomputed in zip(gradients(model, inputs, False),
+                                 gradients(model, inputs, True)):
+        np.testing.assert_allclose(recomputed.numpy(), plain.numpy(), rtol=1e-13)
+
+
+@pytest.mark.task("14.1")
+def test_the_function_runs_once_more_however_many_tensors_it_saved():
+    calls = []
+
+    def f(a):
+        calls.append(1)
+        return (a.sin() * a.exp()).tanh()       # several ops, each saving tensors
+
+    a = torch.tensor([0.3, -1.2, 2.0], dtype=torch.float64, requires_grad=True)
+    checkpoint(f, a, use_reentrant=False).sum().backward()
+    assert len(calls) == 2
+    s, e = np.sin(a.detach().numpy()), np.exp(a.detach().numpy())
+    expected = (1 - np.tanh(s * e) ** 2) * (np.cos(a.detach().numpy()) * e + s * e)
+    np.testing.assert_allclose(a.grad.numpy(), expected, rtol=1e-13)
+
+
+@pytest.mark.task("14.1")
+def test_dropout_is_recomputed_with_the_same_mask():
+    torch.manual_seed(0)
+    inputs = torch.randn(60, dtype=torch.float64, requires_grad=True)
+    out = checkpoint(lambda a: torch.nn.functional.dropout(a * 3, 0.5), inputs,
+                     use_reentrant=False)
+    out.sum().backward()
+    kept = out.detach().numpy() != 0
+    np.testing.assert_array_equal(inputs.grad.numpy(), np.where(kept, 6.0, 0.0))
