@@ -369,7 +369,7 @@ def _rebuild(it, spec):
         return next(it)
     kind, children = spec
     values = [_rebuild(it, c) for c in children]
-    if kind in (tuple, list):
+    if isinstance(kind, type):      # tuple, list, or a tuple type such as max(dim)'s pair
         return kind(values)
     if kind[0] == "namedtuple":
         return kind[1](*values)

@@ -47,3 +47,24 @@ def test_a_dim_op_with_the_batch_in_another_dim():
     got = vmap(f, in_dims=2)(X)
     expected = looped(f, X.permute(2, 0, 1))
     np.testing.assert_allclose(got.numpy(), expected.numpy(), rtol=1e-14)
+
+
+
+# Expected values from PyTorch 2.13 (torch.func.vmap on the same input).
+NAMED_PAIRS = {
+    "max": (-2, [[11.0, 10.0, 9.0, 8.0], [23.0, 22.0, 21.0, 20.0]], [[2] * 4, [2] * 4]),
+    "min": (0, [[3.0, 2.0, 1.0, 0.0], [15.0, 14.0, 13.0, 12.0]], [[0] * 4, [0] * 4]),
+}
+
+
+@pytest.mark.task("13.1")
+@pytest.mark.parametrize("name", NAMED_PAIRS)
+def test_max_and_min_over_a_dim_return_their_named_pair(name):
+    """vmap returns ``return_types.max`` (or ``min``) as PyTorch does, with ``values`` and
+    ``indices`` batched; the pair used to come back as one broken entry."""
+    dim, values, indices = NAMED_PAIRS[name]
+    xs = torch.arange(24.0).reshape(2, 3, 4).flip(-1)
+    got = vmap(lambda x: getattr(x, name)(dim))(xs)
+    assert type(got).__name__ == name and len(got) == 2
+    assert got.values.tolist() == values
+    assert got.indices.tolist() == indices
