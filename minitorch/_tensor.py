@@ -6,7 +6,8 @@ A Tensor holds:
 * ``_requires_grad``: whether operations on it are recorded;
 * ``_grad_fn``: the graph node that produced it (None for leaves), and
   ``_output_nr``, which output of that node it is;
-* ``_version_counter``: bumped by every in-place change, shared with its views;
+* ``_version_counter``: bumped by every in-place change, shared with its views
+  (made on first use: most results are never changed, saved or viewed);
 * ``grad``: the gradient backward accumulated into a leaf.
 
 Every differentiable method is a one-liner that calls an ``autograd.Function``
@@ -81,7 +82,7 @@ class Size(tuple):
 class Tensor:
     """A multi-dimensional array that can record the operations applied to it."""
 
-    __slots__ = ("_data", "_requires_grad", "_grad_fn", "_output_nr", "_version_counter",
+    __slots__ = ("_data", "_requires_grad", "_grad_fn", "_output_nr", "_counter",
                  "__weakref__", "__dict__")
 
     # Rarely set, so kept out of the slots (an instance dict is made on first use).
@@ -125,8 +126,7 @@ class Tensor:
         t._requires_grad = False
         t._grad_fn = None
         t._output_nr = 0
-        t._version_counter = counter = _new(VersionCounter)
-        counter.version = 0
+        t._counter = None           # no version counter until one is asked for
         return t
 
     @staticmethod
@@ -165,7 +165,7 @@ class Tensor:
         """A saved output unpacked: its memory and version counter, and ``node`` as its
         grad_fn again (a new tensor object: the original was not kept, see chapter 2)."""
         t = _new(Tensor)
-        t._data, t._version_counter = data, version_counter
+        t._data, t._counter = data, version_counter
         t._grad_fn, t._output_nr, t._requires_grad = node, output_nr, True
         return t
 
@@ -352,6 +352,20 @@ class Tensor:
     @grad.deleter
     def grad(self):
         self._grad = None
+
+    @property
+    def _version_counter(self):
+        """The counter of in-place changes to this tensor's memory (chapter 5), made when
+        first asked for: saving the tensor for backward, a view of it, or an in-place
+        change.  Most results of operations meet none of these, and never get one."""
+        counter = self._counter
+        if counter is None:
+            counter = self._counter = VersionCounter()
+        return counter
+
+    @_version_counter.setter
+    def _version_counter(self, counter):
+        self._counter = counter
 
     @property
     def _version(self):

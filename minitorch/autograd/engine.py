@@ -110,12 +110,12 @@ def count_dependencies(root):
 
 def execute(task):
     """Run the ready nodes, most urgent first, until none is left."""
-    ready, buffers = task.ready, task.buffers
+    ready, buffers, targets = task.ready, task.buffers, task.targets
     ### BEGIN SOLUTION 4.3
     while ready:
         node = heapq.heappop(ready)
         grads, owned = buffers.pop(node)
-        if node in task.targets and not task.capture(node, grads, owned):
+        if node in targets and not task.capture(node, grads, owned):
             continue                        # a requested input that need not run
         if node._hooked:
             grads = call_pre_hooks(node, grads, owned, task)
@@ -132,6 +132,13 @@ def execute(task):
 
 
 _NOT_OWNED = itertools.repeat(False)
+
+
+def _new_buffer(n, nr, grad, own):
+    """The buffer of a node with ``n`` outputs, holding the first gradient to arrive."""
+    grads, flags = [None] * n, [False] * n
+    grads[nr], flags[nr] = grad, own
+    return grads, flags
 
 
 def _add_into(buffer, nr, grad, owned):
@@ -186,10 +193,10 @@ class GraphTask:
             if remaining is None:              # no node, or pruned (leads to no target)
                 continue
             buffer = buffers.get(node)
-            if buffer is None:
+            if buffer is None:                  # the first gradient to reach the node
                 n = node._num_outputs
-                buffer = buffers[node] = ([None] * n, [False] * n)
-            if grad is not None:
+                buffers[node] = ([grad], [own]) if n == 1 else _new_buffer(n, nr, grad, own)
+            elif grad is not None:
                 if buffer[0][nr] is None:
                     buffer[0][nr], buffer[1][nr] = grad, own
                 else:

@@ -20,6 +20,8 @@ __all__ = ["BuiltinFunction", "unbroadcast", "sum_to_shape", "binary_operands", 
            "broadcast_shapes"]
 
 wrap = Tensor._wrap
+_grad_mode = grad_mode._state      # this thread's grad-mode flags (chapter 5)
+_anomaly = anomaly_mode._state     # anomaly detection: one switch for the whole process
 
 
 class BuiltinBackward(BackwardCFunction):
@@ -52,10 +54,13 @@ class BuiltinBackward(BackwardCFunction):
     def _run_backward(self, grad_outputs, owned):
         on_arrays = self._forward_cls.backward_on_arrays
         grad = grad_outputs[0]
-        if on_arrays is None or grad is None or grad_mode._state.enabled or self._hooked \
-                or self._input_meta is not None or anomaly_mode._state.enabled:
+        if on_arrays is None or grad is None or _grad_mode.enabled or self._hooked \
+                or self._input_meta is not None or _anomaly.enabled:
             return BackwardCFunction._run_backward(self, grad_outputs, owned)
-        return _wrap_array_results(on_arrays(self, grad._data), grad, owned[0])
+        results = on_arrays(self, grad._data)
+        if type(results) is np.ndarray and results.base is None:   # one new array (usual)
+            return [wrap(results)], _OWNS_ONE[True]
+        return _wrap_array_results(results, grad, owned[0])
 
 
 def _wrap_array_results(results, grad, grad_owned):
@@ -63,11 +68,13 @@ def _wrap_array_results(results, grad, grad_owned):
     owns: the incoming gradient passed on keeps its ownership; a new array is owned;
     a view of the incoming gradient is owned as it was (see ``_fresh_memory``)."""
     if type(results) is np.ndarray and results is not grad._data:    # one new gradient
-        t = Tensor._wrap(results)
+        t = wrap(results)
         return [t], _OWNS_ONE[results.base is None or
                               _fresh_memory(t, (grad,), (grad_owned,))]
     if type(results) is not tuple:
         results = (results,)
+    elif len(results) == 2 and results[1] is None and type(results[0]) is np.ndarray:
+        return _wrap_pair(results[0], grad, grad_owned)
     tensors, owns = [], []
     incoming = grad._data
     for r in results:
@@ -81,14 +88,26 @@ def _wrap_array_results(results, grad, grad_owned):
         else:
             if type(r) is not np.ndarray:
                 r = np.asarray(r)
-            t = Tensor._wrap(r)
+            t = wrap(r)
             tensors.append(t)
             owns.append(r.base is None or _fresh_memory(t, (grad,), (grad_owned,)))
     return tensors, owns
 
 
-# The ownership flags of one gradient: shared, since nothing changes them.
+def _wrap_pair(first, grad, grad_owned):
+    """``_wrap_array_results`` for a gradient and a None, the results of an op with a
+    number operand (``a + 2``, ``a * 2``), written out."""
+    if first is grad._data:                     # passed on as it came
+        return [grad, None], _OWNS_PAIR[grad_owned]
+    t = wrap(first)
+    return [t, None], _OWNS_PAIR[first.base is None or
+                                 _fresh_memory(t, (grad,), (grad_owned,))]
+
+
+# The ownership flags of one gradient, or a gradient and a None: shared, since nothing
+# changes them.
 _OWNS_ONE = {False: (False,), True: (True,)}
+_OWNS_PAIR = {False: (False, False), True: (True, False)}
 
 
 class BuiltinFunction(Function):
@@ -120,11 +139,13 @@ class BuiltinFunction(Function):
         ctx._to_save, ctx._saved = (), None
         first, n = args[0], len(args)
         needs = isinstance(first, Tensor) and first._requires_grad
+        tensors = n > 2                 # more than one tensor argument (dtypes may differ)
         if n == 1:
             ctx.needs_input_grad = _NEEDS_ONE[needs]
         elif n == 2:
             second = args[1]
-            needs_second = isinstance(second, Tensor) and second._requires_grad
+            tensors = isinstance(second, Tensor)
+            needs_second = tensors and second._requires_grad
             ctx.needs_input_grad = _NEEDS_TWO[needs, needs_second]
             needs = needs or needs_second
         else:
@@ -132,40 +153,51 @@ class BuiltinFunction(Function):
                                           for a in args])
             needs = True in ctx.needs_input_grad
         result = cls.forward(ctx, *args)                            # 2. forward
-        if type(result) is tuple or ctx._dirty:
-            if ctx._dirty and not (needs and grad_mode._state.enabled) \
-                    and not grad_mode.inference_may_be_on():
-                for t in ctx._dirty:        # an unrecorded in-place change (optimizers)
-                    t._version_counter.version += 1
-                return result
-            return _apply_general(cls, ctx, args, result, needs)
-        if cls._is_view:
-            if type(result) is not np.ndarray:
-                return _apply_general(cls, ctx, args, result, needs)
-            out = Tensor._wrap(result)
-            share_version_counter(first, (out,))
-        else:
-            out = result if type(result) is Tensor else Tensor._wrap(
-                result if type(result) is np.ndarray else np.asarray(result))
-        if needs and grad_mode._state.enabled:                      # 3. record
-            if ctx._non_differentiable:
-                return _apply_general(cls, ctx, args, out, needs)
+        if type(result) is np.ndarray:          # a new array: the usual result
+            out = wrap(result)
+            if cls._is_view:
+                share_version_counter(first, (out,))
+        elif type(result) is Tensor and not (ctx._dirty or ctx._non_differentiable or
+                                             cls._is_view):
+            out = result                        # made in forward, to save it (``Exp``)
+        else:                   # several outputs, in-place changes, numpy scalars...
+            return _apply_rare(cls, ctx, args, result, needs)
+        if needs and _grad_mode.enabled:                            # 3. record
             ctx._seq_nr = next(_sequence)
-            ctx._next_edges = (edge_to(first),) if n == 1 else _edges(ctx, args)
+            if n == 1:
+                ctx._next_edges = (edge_to(first),)
+            elif n == 2 and not tensors:    # a tensor and a number (``a * 2``)
+                ctx._next_edges = (edge_to(first), NO_EDGE if cls._wraps_numbers else False)
+            else:
+                ctx._next_edges = _edges(ctx, args)
             if cls._graph_inputs:
                 ctx._next_edges = _only_graph_inputs(ctx._next_edges, args,
                                                      cls._graph_inputs)
             if out._data.dtype.kind == "f":
                 out._grad_fn, out._requires_grad = ctx, True
-            if anomaly_mode._state.enabled:
-                anomaly_mode.remember_forward(ctx)
-            if n > 2 or n == 2 and isinstance(second, Tensor):
+            if tensors:
                 _check_dtype_changes(ctx, args, (out,))
+            if _anomaly.enabled:
+                anomaly_mode.remember_forward(ctx)
             if ctx._to_save:
                 ctx._saved = _pack_saved(ctx, (out,))
-        elif grad_mode._inference_blocks[0] and grad_mode._state.inference:
+        elif grad_mode._inference_blocks[0] and _grad_mode.inference:
             finish_unrecorded(ctx, (out,))
         return out
+
+
+
+
+def _apply_rare(cls, ctx, args, result, needs):
+    """Step 3 for what ``apply`` leaves out: an in-place change (with nothing recorded,
+    as an optimizer's, only the version counter moves), several outputs, a view that
+    is not a new array, non-differentiable outputs, a numpy scalar."""
+    if ctx._dirty and not (needs and grad_mode._state.enabled) \
+            and not grad_mode.inference_may_be_on():
+        for t in ctx._dirty:            # an unrecorded in-place change (optimizers)
+            t._version_counter.version += 1
+        return result
+    return _apply_general(cls, ctx, args, result, needs)
 
 
 # ``needs_input_grad`` for one and two arguments: tuples shared by all nodes, since a
