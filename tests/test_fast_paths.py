@@ -228,3 +228,32 @@ def test_inference_mode_in_one_thread_leaves_other_threads_alone():
     release.set()
     thread.join()
     assert seen["there"] and not here.is_inference() and here.requires_grad
+
+
+def test_version_counters_are_made_when_first_asked_for():
+    """A result nothing changes, views or saves never gets a counter object; one that
+    needs it gets it then, and the in-place check works as with an eager counter."""
+    x = minitorch.ones(3, requires_grad=True)
+    a = x * 2                                   # saved by nothing
+    b = a.exp()                                 # ExpBackward0 saves its result
+    assert a._counter is None
+    assert b._counter is not None and b.grad_fn._saved[0].version_counter is b._counter
+    view = a[1:]                                # a view shares (so makes) the counter
+    assert a._counter is not None and view._version_counter is a._counter
+    c = x * 3
+    assert c._version == 0 and c._counter is not None   # reading _version asks for it
+    b.mul_(2)                                   # the saved result changed in place
+    with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+        b.sum().backward()
+
+
+def test_a_version_counter_made_late_is_shared_by_views_made_before():
+    """A view shares its base's counter even when the base had none before the view."""
+    base = minitorch.zeros(2, 3)
+    row = base[1]
+    row.add_(1)
+    assert base._version == row._version == 1
+    y = (base * 1).sum(0)                       # a result with no counter yet
+    assert y._counter is None
+    y.add_(1)
+    assert y._version == 1

@@ -504,10 +504,12 @@ def _mark_views_of_inputs(ctx, args, outputs):
     """An output sharing an input's memory (the input returned as it is, or a view made
     in forward) may not be changed in place later, as in PyTorch: the change could not
     be followed through the Function's own backward (``ops.inplace.check_in_place``)."""
-    counters = [a._version_counter for a in args if isinstance(a, Tensor)]
+    # Read the counters without making them: memory shared with an input shares its
+    # counter, so an output with none made yet shares nothing.
+    counters = [a._counter for a in args if isinstance(a, Tensor) and a._counter is not None]
     for t in outputs:
         if isinstance(t, Tensor) and t._grad_fn is ctx and not _contains(ctx._dirty, t) \
-                and _contains(counters, t._version_counter):
+                and t._counter is not None and _contains(counters, t._counter):
             t._made_in_custom_function = True
             t._view_made_without_grad = False   # made under forward's no_grad, but recorded
 
