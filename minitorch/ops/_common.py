@@ -146,7 +146,7 @@ class BuiltinFunction(Function):
             second = args[1]
             tensors = isinstance(second, Tensor)
             needs_second = tensors and second._requires_grad
-            ctx.needs_input_grad = _NEEDS_TWO[needs, needs_second]
+            ctx.needs_input_grad = _NEEDS_TWO[needs][needs_second]
             needs = needs or needs_second
         else:
             ctx.needs_input_grad = tuple([isinstance(a, Tensor) and a._requires_grad
@@ -202,8 +202,9 @@ def _apply_rare(cls, ctx, args, result, needs):
 
 # ``needs_input_grad`` for one and two arguments: tuples shared by all nodes, since a
 # tuple of the node's own would be one more object per op for the garbage collector.
-_NEEDS_ONE = {False: (False,), True: (True,)}
-_NEEDS_TWO = {(a, b): (a, b) for a in (False, True) for b in (False, True)}
+# Indexed by the flags themselves (False is 0, True is 1).
+_NEEDS_ONE = ((False,), (True,))
+_NEEDS_TWO = tuple(tuple((a, b) for b in (False, True)) for a in (False, True))
 
 
 def _edges(ctx, args):
