@@ -247,8 +247,9 @@ def test_version_counters_are_made_when_first_asked_for():
         b.sum().backward()
 
 
-def test_a_version_counter_made_late_is_shared_by_views_made_before():
-    """A view shares its base's counter even when the base had none before the view."""
+def test_views_and_in_place_changes_make_the_counter_they_need():
+    """A base with no counter gets one when viewed, shared with the view; a result with
+    none gets one at its first in-place change."""
     base = minitorch.zeros(2, 3)
     row = base[1]
     row.add_(1)

@@ -186,13 +186,11 @@ class BuiltinFunction(Function):
         return out
 
 
-
-
 def _apply_rare(cls, ctx, args, result, needs):
     """Step 3 for what ``apply`` leaves out: an in-place change (with nothing recorded,
     as an optimizer's, only the version counter moves), several outputs, a view that
     is not a new array, non-differentiable outputs, a numpy scalar."""
-    if ctx._dirty and not (needs and grad_mode._state.enabled) \
+    if ctx._dirty and not (needs and _grad_mode.enabled) \
             and not grad_mode.inference_may_be_on():
         for t in ctx._dirty:            # an unrecorded in-place change (optimizers)
             t._version_counter.version += 1
@@ -208,16 +206,11 @@ _NEEDS_TWO = tuple(tuple((a, b) for b in (False, True)) for a in (False, True))
 
 
 def _edges(ctx, args):
-    """``link_into_graph``'s edges, written out for one and two arguments: ``edge_to`` for
-    a tensor; for a number, the empty edge if the op counts numbers as inputs, else none."""
-    first = args[0]
-    if len(args) == 1:
-        return (edge_to(first),)
+    """``link_into_graph``'s edges for two tensors, or for more arguments (``apply`` writes
+    out one tensor, and a tensor and a number): ``edge_to`` for a tensor; for anything
+    else, the empty edge if the op counts numbers as inputs, else none."""
     if len(args) == 2:
-        second = args[1]
-        if type(second) is Tensor or isinstance(second, Tensor):
-            return (edge_to(first), edge_to(second))
-        return (edge_to(first), NO_EDGE if ctx._wraps_numbers else False)
+        return (edge_to(args[0]), edge_to(args[1]))
     other = NO_EDGE if ctx._wraps_numbers else False
     return tuple([edge_to(a) if isinstance(a, Tensor) else other for a in args])
 
