@@ -10,12 +10,15 @@ skip is only what may be skipped.
   (parameters, activations, loss and gradients).
 """
 
+import warnings
+
 import numpy as np
 import pytest
 
 import minitorch
 import minitorch.nn.functional as F
 from minitorch import nn, optim
+from minitorch.ops import number_like, number_operands
 
 pytestmark = pytest.mark.chapter4
 
@@ -258,3 +261,64 @@ def test_views_and_in_place_changes_make_the_counter_they_need():
     assert y._counter is None
     y.add_(1)
     assert y._version == 1
+
+
+
+# ----- Python numbers as 0-d arrays (``number_operands``, the performance appendix) -----
+_SPECIAL_NUMBERS = [0.1, 1.0001, -3.7, 0.0, -0.0, 1e-45, 1e-40, 2.0 ** -149, 65504.0, 65520.0,
+                    3.4028235e38, 3.5e38, 1e40, -1e300, float("inf"), float("nan"),
+                    0, 1, -7, 2 ** 24 + 1, 2 ** 53 + 1, 2 ** 64, 2 ** 200]
+
+
+def _with_warnings(compute):
+    """``compute()``'s result and the messages of the warnings it raised."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        result = compute()
+    return result, [str(w.message) for w in caught]
+
+
+@pytest.mark.parametrize("dtype", [np.float16, np.float32, np.float64])
+@pytest.mark.parametrize("ufunc", [np.add, np.subtract, np.multiply, np.true_divide])
+def test_a_number_as_a_0d_array_gives_numpys_own_bits_for_a_python_number(dtype, ufunc):
+    """The shortcut's premise: numpy casts a Python number to the array's dtype (NEP 50),
+    so a 0-d array of that dtype gives the same bits and the same warnings."""
+    rng = np.random.default_rng(0)
+    x = np.concatenate([rng.standard_normal(48) * 10.0 ** rng.integers(-8, 8, 48),
+                        [0.0, -0.0, np.inf, -np.inf, np.nan]]).astype(dtype)
+    numbers = _SPECIAL_NUMBERS + [float(v) for v in rng.standard_normal(40) *
+                                  10.0 ** rng.integers(-45, 45, 40)]
+    for number in numbers:
+        as_array = number_like(number, x)
+        assert type(as_array) is np.ndarray and as_array.shape == () and as_array.dtype == dtype
+        for left in (True, False):
+            expected, warned = _with_warnings(
+                lambda: ufunc(x, number) if left else ufunc(number, x))
+            got, warned_here = _with_warnings(
+                lambda: ufunc(x, as_array) if left else ufunc(as_array, x))
+            assert got.dtype == expected.dtype
+            assert got.tobytes() == expected.tobytes(), (number, left)
+            assert warned_here == warned, (number, left)
+
+
+@pytest.mark.parametrize("dtype", ["float16", "float32", "float64"])
+@pytest.mark.parametrize("number", [1.0001, 3, -2.5e-3])
+def test_ops_with_a_number_pass_it_as_a_0d_array_and_keep_numpys_values(dtype, number):
+    """``a + n``, ``a - n``, ``n - a`` and ``a * n`` hand numpy the number as a 0-d array
+    of ``a``'s dtype; forward and backward give numpy's values for the Python number, bit
+    for bit."""
+    x0 = np.random.default_rng(1).standard_normal(16).astype(dtype)
+    g = np.random.default_rng(2).standard_normal(16).astype(dtype)
+    a = minitorch.from_numpy(x0.copy()).requires_grad_()
+    x, y = number_operands(a, number)
+    assert x is a._data and type(y) is np.ndarray and y.shape == () and y.dtype == x0.dtype
+    cases = [(lambda t: t + number, x0 + number, g), (lambda t: t - number, x0 - number, g),
+             (lambda t: number - t, number - x0, -g),
+             (lambda t: t * number, x0 * number, g * number)]
+    for op, expected, expected_grad in cases:
+        a.grad = None
+        out = op(a)
+        out.backward(minitorch.from_numpy(g.copy()))
+        assert out.dtype == a.dtype
+        assert out.detach().numpy().tobytes() == expected.tobytes()
+        assert a.grad.numpy().tobytes() == expected_grad.tobytes()

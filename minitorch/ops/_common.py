@@ -16,8 +16,8 @@ from ..autograd.graph import NO_EDGE, _sequence
 
 __all__ = ["BuiltinFunction", "unbroadcast", "sum_to_shape", "binary_operands", "as_float",
            "normalize_dim", "normalize_dims", "as_shape", "broadcast_error", "wrap",
-           "type_name_of", "must_be_tensor", "node_attribute", "BuiltinBackward",
-           "broadcast_shapes"]
+           "number_operands", "number_like", "type_name_of", "must_be_tensor",
+           "node_attribute", "BuiltinBackward", "broadcast_shapes"]
 
 wrap = Tensor._wrap
 _grad_mode = grad_mode._state      # this thread's grad-mode flags (chapter 5)
@@ -54,7 +54,7 @@ class BuiltinBackward(BackwardCFunction):
     def _run_backward(self, grad_outputs, owned):
         on_arrays = self._forward_cls.backward_on_arrays
         grad = grad_outputs[0]
-        if on_arrays is None or grad is None or _grad_mode.enabled or self._hooked \
+        if on_arrays is None or grad is None or _grad_mode.enabled \
                 or self._input_meta is not None or _anomaly.enabled:
             return BackwardCFunction._run_backward(self, grad_outputs, owned)
         results = on_arrays(self, grad._data)
@@ -74,7 +74,12 @@ def _wrap_array_results(results, grad, grad_owned):
     if type(results) is not tuple:
         results = (results,)
     elif len(results) == 2 and results[1] is None and type(results[0]) is np.ndarray:
-        return _wrap_pair(results[0], grad, grad_owned)
+        first = results[0]          # a gradient and a None: an op with a number (``a * 2``)
+        if first is grad._data:
+            return [grad, None], _OWNS_PAIR[grad_owned]
+        t = wrap(first)
+        return [t, None], _OWNS_PAIR[first.base is None or
+                                     _fresh_memory(t, (grad,), (grad_owned,))]
     tensors, owns = [], []
     incoming = grad._data
     for r in results:
@@ -92,16 +97,6 @@ def _wrap_array_results(results, grad, grad_owned):
             tensors.append(t)
             owns.append(r.base is None or _fresh_memory(t, (grad,), (grad_owned,)))
     return tensors, owns
-
-
-def _wrap_pair(first, grad, grad_owned):
-    """``_wrap_array_results`` for a gradient and a None, the results of an op with a
-    number operand (``a + 2``, ``a * 2``), written out."""
-    if first is grad._data:                     # passed on as it came
-        return [grad, None], _OWNS_PAIR[grad_owned]
-    t = wrap(first)
-    return [t, None], _OWNS_PAIR[first.base is None or
-                                 _fresh_memory(t, (grad,), (grad_owned,))]
 
 
 # The ownership flags of one gradient, or a gradient and a None: shared, since nothing
@@ -311,6 +306,25 @@ def binary_operands(a, b, dtype=None):
     else:
         y = _number_as(b, target)
     return x, y
+
+
+def number_operands(a, number):
+    """``binary_operands`` for a tensor and a Python number (``a * 2.5``).  For a
+    floating-point tensor the number comes back as a 0-d array of the tensor's dtype,
+    which numpy takes faster, with the same result (see ``number_like``)."""
+    x = a._data
+    if x.dtype.kind == "f" and (type(number) is float or type(number) is int):
+        return x, np.asarray(number, x.dtype)
+    return binary_operands(a, number)
+
+
+def number_like(number, x):
+    """``number`` as a 0-d array of the floating array ``x``'s dtype.  numpy casts a
+    Python number to that dtype anyway (NEP 50), so the result has the same bits; but
+    deciding the number's dtype nearly doubles the cost of multiplying a small array
+    (the performance appendix measures it, ``tests/test_fast_paths.py`` checks the
+    bits)."""
+    return np.asarray(number, x.dtype)
 
 
 def _number_as(value, np_dtype):

@@ -18,8 +18,8 @@ from .._dtype import result_type
 from .._tensor import Tensor
 from ..autograd.saved import FREED_MESSAGE
 from ._common import (BuiltinBackward, BuiltinFunction, unbroadcast, sum_to_shape,
-                      binary_operands, broadcast_error, float_dtype_of, node_attribute,
-                      type_name_of, wrap)
+                      binary_operands, number_operands, number_like, broadcast_error,
+                      float_dtype_of, node_attribute, type_name_of, wrap)
 
 __all__ = ["Add", "AddScalar", "AddAlpha", "Sub", "SubScalar", "SubAlpha", "RSub", "Mul",
            "MulScalar", "MulByNumber", "Div", "DivScalar", "DivByNumber",
@@ -83,7 +83,7 @@ class AddScalar(BuiltinFunction):
 
     @staticmethod
     def forward(ctx, a, number):
-        x, y = binary_operands(a, number)
+        x, y = number_operands(a, number)
         return np.add(x, y)
 
     @staticmethod
@@ -163,7 +163,7 @@ class SubScalar(BuiltinFunction):
     def forward(ctx, a, number):
         if type(number) is bool or a._data.dtype.kind == "b":
             _refuse_bool_subtraction(a, number)
-        x, y = binary_operands(a, number)
+        x, y = number_operands(a, number)
         return np.subtract(x, y)
 
     @staticmethod
@@ -183,7 +183,7 @@ class RSub(BuiltinFunction):
     def forward(ctx, a, number):
         if type(number) is bool or a._data.dtype.kind == "b":
             _refuse_bool_subtraction(a, number)
-        x, y = binary_operands(a, number)
+        x, y = number_operands(a, number)
         return np.subtract(y, x)
 
     @staticmethod
@@ -272,7 +272,7 @@ class MulScalar(BuiltinFunction):
     @staticmethod
     def forward(ctx, a, number):
         ctx.number = number
-        x, y = binary_operands(a, number)
+        x, y = number_operands(a, number)
         return np.multiply(x, y)
 
     @staticmethod
@@ -281,7 +281,7 @@ class MulScalar(BuiltinFunction):
 
     @staticmethod
     def backward_on_arrays(ctx, grad):
-        return grad * saved_number(ctx), None
+        return grad * number_like(saved_number(ctx), grad), None
 
 
 class Div(BuiltinFunction):
