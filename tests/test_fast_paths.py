@@ -305,8 +305,8 @@ def test_a_number_as_a_0d_array_gives_numpys_own_bits_for_a_python_number(dtype,
 @pytest.mark.parametrize("number", [1.0001, 3, -2.5e-3])
 def test_ops_with_a_number_pass_it_as_a_0d_array_and_keep_numpys_values(dtype, number):
     """``a + n``, ``a - n``, ``n - a`` and ``a * n`` hand numpy the number as a 0-d array
-    of ``a``'s dtype; forward and backward give numpy's values for the Python number, bit
-    for bit."""
+    of ``a``'s dtype, and so do the backward passes of ``a * n`` and ``a / n``; forward
+    and backward give numpy's values for the Python number, bit for bit."""
     x0 = np.random.default_rng(1).standard_normal(16).astype(dtype)
     g = np.random.default_rng(2).standard_normal(16).astype(dtype)
     a = minitorch.from_numpy(x0.copy()).requires_grad_()
@@ -314,7 +314,8 @@ def test_ops_with_a_number_pass_it_as_a_0d_array_and_keep_numpys_values(dtype, n
     assert x is a._data and type(y) is np.ndarray and y.shape == () and y.dtype == x0.dtype
     cases = [(lambda t: t + number, x0 + number, g), (lambda t: t - number, x0 - number, g),
              (lambda t: number - t, number - x0, -g),
-             (lambda t: t * number, x0 * number, g * number)]
+             (lambda t: t * number, x0 * number, g * number),
+             (lambda t: t / number, x0 / number, g / number)]
     for op, expected, expected_grad in cases:
         a.grad = None
         out = op(a)

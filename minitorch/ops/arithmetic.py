@@ -327,7 +327,7 @@ class DivScalar(BuiltinFunction):
 
     @staticmethod
     def backward_on_arrays(ctx, grad):
-        return grad / saved_number(ctx), None
+        return grad / number_like(saved_number(ctx), grad), None
 
 
 class MulByNumber(MulScalar):
