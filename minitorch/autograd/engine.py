@@ -390,7 +390,8 @@ def _refuse_post_accumulate_result(result):
 
 
 class _interrupts_deferred:
-    """Hold back Ctrl-C (SIGINT) during a block, then raise it: the block runs to its end.
+    """Hold back Ctrl-C (SIGINT) during a block, then raise it: the block runs to its
+    end.
 
     Only the main thread receives signals, so elsewhere this does nothing.
     """

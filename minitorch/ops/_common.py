@@ -74,7 +74,7 @@ def _wrap_array_results(results, grad, grad_owned):
     if type(results) is not tuple:
         results = (results,)
     elif len(results) == 2 and results[1] is None and type(results[0]) is np.ndarray:
-        first = results[0]          # a gradient and a None: an op with a number (``a * 2``)
+        first = results[0]          # a gradient and a None (``a * 2``)
         if first is grad._data:
             return [grad, None], _OWNS_PAIR[grad_owned]
         t = wrap(first)
@@ -321,9 +321,9 @@ def number_operands(a, number):
 def number_like(number, x):
     """``number`` as a 0-d array of the floating array ``x``'s dtype.  numpy casts a
     Python number to that dtype anyway (NEP 50), so the result has the same bits; but
-    deciding the number's dtype nearly doubles the cost of multiplying a small array
-    (the performance appendix measures it, ``tests/test_fast_paths.py`` checks the
-    bits)."""
+    deciding the number's dtype makes multiplying a small array about half as costly
+    again, more than making the 0-d array costs (the performance appendix measures it,
+    ``tests/test_fast_paths.py`` checks the bits)."""
     return np.asarray(number, x.dtype)
 
 
