@@ -180,6 +180,7 @@ class _JointRecorder:
         forward.target = op.with_ctx
         forward.kwargs = {"needs": tuple(node.needs_input_grad)}
         forward.meta["ctx_node"] = context
+        context.meta["val"] = node
         result.meta = {k: v for k, v in forward.meta.items() if k == "val"}
         return context
 
@@ -253,7 +254,7 @@ def trace_joint(gm, example_inputs, tangent_outputs=None):
         with rec, grad_mode.no_grad():
             grads = autograd.grad([outputs[i] for i in tangent_outputs],
                                   [primals[i] for i in diff_inputs], tangents,
-                                  allow_unused=True)
+                                  retain_graph=True, allow_unused=True)
         for i, g in zip(diff_inputs, grads):
             grad_nodes[i] = None if g is None else rec.arg(g)
     output_nodes = [rec.arg(o) for o in outputs]   # (after backward: a node may now

@@ -218,9 +218,12 @@ def _assert_is_none(value, message):
 
 
 def _is_plain_value(a):
+    """Other constants a graph may hold: dtypes, devices, sizes, functions, and numpy
+    arrays and numbers (some of minitorch's ops take an array, e.g. a mask)."""
+    import numpy as np
     import minitorch
     return isinstance(a, (minitorch.dtype, minitorch.device, minitorch.Size, complex,
-                          types.FunctionType, type, range))
+                          types.FunctionType, type, range, np.ndarray, np.generic))
 
 
 # ----- patching for the length of a trace ------------------------------------------------------

@@ -38,6 +38,8 @@ class Op:
             f"{function.__module__}.{function.__qualname__}.apply"
 
     def __call__(self, *args):
+        if _has_proxy(args):        # tracing with fx proxies: record a call of this op
+            return _record(self, args)
         return self.function.apply(*args)
 
     def __repr__(self):
@@ -135,6 +137,28 @@ class OpBackward:
 
     def __reduce__(self):
         return _backward_of, (self.op,)
+
+
+def _has_proxy(args):
+    for a in args:
+        if getattr(type(a), "_fx_proxy", False):
+            return True
+        if type(a) in (list, tuple) and _has_proxy(a):
+            return True
+    return False
+
+
+def _record(op, args):
+    tracer = next(a.tracer for a in _flat(args) if getattr(type(a), "_fx_proxy", False))
+    return tracer.create_proxy("call_function", op, args, {})
+
+
+def _flat(args):
+    for a in args:
+        if type(a) in (list, tuple):
+            yield from _flat(a)
+        else:
+            yield a
 
 
 def _with_ctx(op):
