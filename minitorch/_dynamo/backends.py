@@ -52,11 +52,34 @@ def eager(gm, example_inputs, **kwargs):
 def aot_eager(gm, example_inputs, **kwargs):
     """AOT autograd's forward and backward graphs, each run op by op."""
     from .._functorch.aot_autograd import aot_module_simplified, nop
-    return aot_module_simplified(gm, example_inputs, fw_compiler=nop, bw_compiler=nop)
+    return per_shape(gm, example_inputs, lambda g, ex: aot_module_simplified(
+        g, ex, fw_compiler=nop, bw_compiler=nop))
 
 
 @register_backend
 def inductor(gm, example_inputs, **kwargs):
     """AOT autograd, then minitorch's numpy code generator."""
     from .._inductor.compile_fx import compile_fx
-    return compile_fx(gm, example_inputs, **kwargs)
+    return per_shape(gm, example_inputs, lambda g, ex: compile_fx(g, ex, **kwargs))
+
+
+def per_shape(gm, example_inputs, compile_one):
+    """A graph captured with dynamic sizes, compiled once per set of input shapes:
+    minitorch's compilers generate code for fixed shapes (PyTorch's generate code
+    that takes the sizes as arguments)."""
+    from .._tensor import Tensor
+    from ..ops import aten
+    sym_size = aten.method_op("sym_size")
+    if not any(n.target is sym_size for n in gm.graph.nodes):
+        return compile_one(gm, example_inputs)
+    compiled = {}
+
+    def run(*inputs):
+        key = tuple((x._data.shape, x.dtype, x._requires_grad) if isinstance(x, Tensor)
+                    else x for x in inputs)
+        fn = compiled.get(key)
+        if fn is None:
+            fn = compiled[key] = compile_one(gm, list(inputs))
+        return fn(*inputs)
+    run.compiled = compiled
+    return run

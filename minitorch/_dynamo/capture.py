@@ -31,6 +31,7 @@ from .._tensor import Tensor
 from ..autograd import function, grad_mode
 from ..autograd.function import _bind_arguments
 from ..fx import Graph, GraphModule
+from ..fx.experimental.symbolic_shapes import SymInt, OPERATORS
 from ..nn import Module
 from ..ops import aten
 from .exc import Unsupported
@@ -60,6 +61,19 @@ class _StandIn(np.ndarray):
             _read(f"numpy.{func.__name__} on a tensor's values")
         return func(*_reals(args), **_reals(kwargs))
 
+
+def _shape(self):
+    """A tracked array's shape; in a capture with dynamic sizes, SymInts."""
+    capture = _live[0]
+    if capture is not None:
+        sym = capture.sym_shapes.get(id(self))
+        if sym is not None:
+            return sym
+    return _NDARRAY_SHAPE.__get__(self)
+
+
+_NDARRAY_SHAPE = np.ndarray.shape
+_StandIn.shape = property(_shape, lambda self, value: _NDARRAY_SHAPE.__set__(self, value))
 
 # numpy functions that look at shapes only.
 _NO_VALUES_READ = {np.shape, np.ndim, np.size, np.result_type, np.may_share_memory,
@@ -195,8 +209,12 @@ class GraphBreak:
 class Capture:
     """Records one call of ``fn``.  ``with capture: result = fn(*args)``."""
 
-    def __init__(self, fullgraph=False):
+    def __init__(self, fullgraph=False, dynamic_inputs=None):
         self.fullgraph = fullgraph
+        self.dynamic_inputs = dynamic_inputs or {}      # input position -> dims left free
+        self.dynamic = bool(self.dynamic_inputs)
+        self.sym_shapes = {}        # id(stand-in) -> its shape, with SymInts
+        self.sym_guards = []        # (expression, comparison, other, result) Python asked
         self.values, self.steps, self.breaks = [], [], []
         self.value_of = {}          # id(tensor) -> Value, for the tensors Python holds
         self.by_stand_in = {}       # id(stand-in) -> Value: aliases made outside ops
@@ -221,6 +239,13 @@ class Capture:
         self.real_of[id(stand_in)] = real
         self.by_stand_in[id(stand_in)] = value
         t._data = stand_in
+        if self.dynamic:
+            free = self.dynamic_inputs.get(position, ()) if kind == "input" else \
+                range(real.ndim) if kind == "op" else ()
+            if free:
+                self.sym_shapes[id(stand_in)] = tuple(
+                    SymInt(n, ("size", value.index, d), self.sym_guards) if d in free else n
+                    for d, n in enumerate(real.shape))
         self.tracked.append((t, stand_in))
         return value
 
@@ -506,13 +531,14 @@ def segment_graph(capture, segment):
     """The fx graph of a segment: a placeholder per value made elsewhere, a node per op,
     and every value Python will ask for as an output."""
     made_here, used = set(), []
+    values = capture.values
     for step in segment.steps:
-        for v in _values(step.args):
+        for v in _values(step.args, values):
             while v.kind == "alias" and v.index not in made_here:
                 v = v.source
             if v.index not in made_here and v not in used:
                 used.append(v)
-        for v in _values(step.result):
+        for v in _values(step.result, values):
             made_here.add(v.index)
     inputs = sorted(used, key=lambda v: (_KIND_ORDER[v.kind], v.index))
     graph, env = Graph(), {}
@@ -520,11 +546,20 @@ def segment_graph(capture, segment):
         env[v.index] = graph.placeholder(v.name)
 
     def node_of(v):
+        if isinstance(v, SymInt):
+            return sym_node(v.expr)
         if isinstance(v, ArrayOf):
             return graph.call_function(aten.method_op("array_of"), (node_of(v.value),))
         if v.index not in env:          # an alias: detach its source
             env[v.index] = graph.call_function(aten.method_op("detach"), (node_of(v.source),))
         return env[v.index]
+    def sym_node(expr):
+        if isinstance(expr, int):
+            return expr
+        if expr[0] == "size":
+            return graph.call_function(aten.method_op("sym_size"),
+                                       (node_of(values[expr[1]]), expr[2]))
+        return graph.call_function(OPERATORS[expr[0]], (sym_node(expr[1]), sym_node(expr[2])))
     outputs = []
     for step in segment.steps:
         node = graph.call_function(step.op, tuple(_map_values(step.args, node_of)))
@@ -546,20 +581,32 @@ def _bind_outputs(graph, node, result, env):
                 env[r.index] = graph.call_function(operator.getitem, (node, i))
 
 
-def _values(spec):
+def _values(spec, values=None):
+    """The Values an argument refers to (those its SymInts read too, given ``values``)."""
     if isinstance(spec, Value):
         yield spec
     elif isinstance(spec, ArrayOf):
         yield spec.value
+    elif isinstance(spec, SymInt):
+        if values is not None:
+            yield from _expr_values(spec.expr, values)
     elif isinstance(spec, (list, tuple)):
         for s in spec:
-            yield from _values(s)
+            yield from _values(s, values)
+
+
+def _expr_values(expr, values):
+    if isinstance(expr, int):
+        return
+    if expr[0] == "size":
+        yield values[expr[1]]
+    else:
+        yield from _expr_values(expr[1], values)
+        yield from _expr_values(expr[2], values)
 
 
 def _map_values(spec, fn):
-    if isinstance(spec, Value):
-        return fn(spec)
-    if isinstance(spec, ArrayOf):
+    if isinstance(spec, (Value, ArrayOf, SymInt)):
         return fn(spec)
     if isinstance(spec, (list, tuple)):
         items = [_map_values(s, fn) for s in spec]

@@ -34,6 +34,7 @@ from . import capture as _capture
 from . import config
 from .exc import BackendCompilerFailed
 from .guards import Guards, flatten_inputs
+from ..fx.experimental.symbolic_shapes import SymInt, evaluate
 
 __all__ = ["optimize", "OptimizedModule", "disable", "is_compiling", "reset_caches"]
 
@@ -60,6 +61,7 @@ class CompiledCode:
         self.entries = []
         self.recompile_reasons = []
         self.names = _argument_names(fn)
+        self.auto_dynamic = set()       # (input position, dim) that changed size before
         _caches.append(self)
 
     def __call__(self, *args, **kwargs):
@@ -82,17 +84,38 @@ class CompiledCode:
             return self.fn(*args, **kwargs)
         if reasons:
             self.recompile_reasons.append(reasons[0])
+            if self.dynamic is None and config.automatic_dynamic_shapes:
+                for entry in self.entries:
+                    self.auto_dynamic |= entry.guards.size_changes(flat)
         return self._capture_and_compile(args, kwargs, flat, names)
 
+    def dynamic_dims(self, flat):
+        """Which dims of which inputs to capture as symbolic sizes: all of them with
+        ``dynamic=True`` (sizes 0 and 1 stay fixed, as in PyTorch), those marked with
+        ``mark_dynamic``, and, by default, those whose size changed before."""
+        dims = {}
+        for i, x in enumerate(flat):
+            if not isinstance(x, Tensor):
+                continue
+            free = set(getattr(x, "_dynamo_dynamic_indices", ()))
+            if self.dynamic:
+                free |= {d for d, n in enumerate(x.shape) if n > 1}
+            elif self.dynamic is None:
+                free |= {d for j, d in self.auto_dynamic if j == i}
+            if free:
+                dims[i] = free
+        return dims
+
     def _capture_and_compile(self, args, kwargs, flat, names):
-        capture = _capture.Capture(self.fullgraph)
+        dynamic = self.dynamic_dims(flat)
+        capture = _capture.Capture(self.fullgraph, dynamic)
         capture.inputs(flat, names)
         if self.module is not None:
             capture.module_state(self.module)
         with capture, _EngineCalls():
             result = self.fn(*args, **kwargs)
         capture.result = result
-        entry = CacheEntry(Guards(flat, names, self.module), capture)
+        entry = CacheEntry(Guards(flat, names, self.module, dynamic), capture)
         for segment in entry.segments:
             examples = [v.tensor for v in segment.inputs]
             try:
@@ -202,6 +225,8 @@ class Replay:
 
     def _same(self, spec, arg):
         """Is ``arg`` what the capture saw at this place?"""
+        if isinstance(spec, SymInt):        # a size: computed again from this call's values
+            return isinstance(arg, int) and evaluate(spec.expr, self._size_of) == arg
         if isinstance(spec, _capture.Value):
             if not isinstance(arg, Tensor):
                 return False
@@ -231,6 +256,9 @@ class Replay:
             return spec.shape == arg.shape and spec.dtype == arg.dtype and \
                 np.array_equal(spec, arg)
         return spec == arg or (spec != spec and arg != arg)       # nan is nan
+
+    def _size_of(self, index, dim):
+        return self.value[index]._data.shape[dim]
 
     def _compute(self, segment):
         """Run a segment's compiled graph (no interposer looking): all its values at once.
