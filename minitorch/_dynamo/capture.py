@@ -31,6 +31,8 @@ from .._tensor import Tensor
 from ..autograd import function, grad_mode
 from ..autograd.function import _bind_arguments
 from ..fx import Graph, GraphModule
+from ..fx.graph import fake_value
+from ..fx.node import has_side_effect
 from ..fx.experimental.symbolic_shapes import SymInt, OPERATORS
 from ..nn import Module
 from ..ops import aten
@@ -51,15 +53,33 @@ class _StandIn(np.ndarray):
     read of values, then compute on the real array."""
 
     def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
-        _read(f"numpy.{ufunc.__name__} on a tensor's values")
         if "out" in kwargs:
+            if any(type(x) is _StandIn for x in kwargs["out"]):
+                _write(f"minitorch's own code writing into a tensor outside an op "
+                       f"(numpy.{ufunc.__name__}, as batch_norm does to running_mean in "
+                       "training)")
             kwargs["out"] = tuple(_real(x) for x in kwargs["out"])
-        return getattr(ufunc, method)(*[_real(x) for x in inputs], **kwargs)
+        internal = not _read(f"numpy.{ufunc.__name__} on a tensor's values")
+        return _derived(getattr(ufunc, method)(*[_real(x) for x in inputs], **kwargs),
+                        internal)
 
     def __array_function__(self, func, types, args, kwargs):
-        if func not in _NO_VALUES_READ:
-            _read(f"numpy.{func.__name__} on a tensor's values")
-        return func(*_reals(args), **_reals(kwargs))
+        internal = func in _NO_VALUES_READ or \
+            not _read(f"numpy.{func.__name__} on a tensor's values")
+        return _derived(func(*_reals(args), **_reals(kwargs)), internal)
+
+
+class _Derived(np.ndarray):
+    """An array computed by minitorch's own code from a tensor's values outside an op
+    (batch_norm's batch statistics, say).  Used for a check, it is harmless; handed to
+    an op, it is a value the graph did not compute, which ``Capture._spec`` treats as a
+    graph break.  numpy keeps the class through further computations."""
+
+
+def _derived(result, internal):
+    if internal and _live[0] is not None and type(result) is np.ndarray:
+        return result.view(_Derived)
+    return result
 
 
 def _shape(self):
@@ -121,8 +141,20 @@ def _reals(value):
 
 
 def _read(what):
+    """Report a read; True if it was a read for the user's code (a graph break)."""
     capture = _live[0]
-    if capture is not None and not capture.in_op and _read_for_the_user():
+    if capture is None or capture.in_op:
+        return True
+    if _read_for_the_user():
+        capture.value_read(what)
+        return True
+    return False
+
+
+def _write(what):
+    """A tracked tensor written outside an op: the graph cannot see it (a break)."""
+    capture = _live[0]
+    if capture is not None and not capture.in_op:
         capture.value_read(what)
 
 
@@ -209,8 +241,9 @@ class GraphBreak:
 class Capture:
     """Records one call of ``fn``.  ``with capture: result = fn(*args)``."""
 
-    def __init__(self, fullgraph=False, dynamic_inputs=None):
+    def __init__(self, fullgraph=False, dynamic_inputs=None, break_error=None):
         self.fullgraph = fullgraph
+        self.break_error = break_error      # what a read raises with fullgraph=True
         self.dynamic_inputs = dynamic_inputs or {}      # input position -> dims left free
         self.dynamic = bool(self.dynamic_inputs)
         self.sym_shapes = {}        # id(stand-in) -> its shape, with SymInts
@@ -255,11 +288,16 @@ class Capture:
                 self.track(t, "input", name, position=i)
 
     def module_state(self, module):
+        """The module's parameters and buffers, tracked from the start (named as
+        export names them: ``p_lin_weight``, ``b_running_mean``)."""
+        self.paths = {}
+        persistent = {name for name in module.state_dict(keep_vars=True)}
         for name, p in module.named_parameters(remove_duplicate=True):
-            self.track(p, "param", "p_" + name.replace(".", "_"))
+            self.paths[self.track(p, "param", "p_" + name.replace(".", "_")).index] = name
         for name, b in module.named_buffers():
             if b is not None and id(b) not in self.value_of:
-                self.track(b, "buffer", "b_" + name.replace(".", "_"))
+                v = self.track(b, "buffer", "b_" + name.replace(".", "_"))
+                self.paths[v.index] = (name, name in persistent)
 
     def _spec(self, a):
         """An argument as the step records it: tracked tensors by their Value."""
@@ -275,6 +313,9 @@ class Capture:
             return value
         if type(a) is _StandIn:
             return ArrayOf(self.by_stand_in[id(a)])
+        if type(a) is _Derived:
+            self.value_read("a value computed from a tensor's values outside an op")
+            return a.view(np.ndarray)
         if isinstance(a, (list, tuple)):
             items = [self._spec(x) for x in a]
             return type(a)(*items) if hasattr(a, "_fields") else type(a)(items)
@@ -311,16 +352,15 @@ class Capture:
         """Every op while capturing: run it on real arrays, record it as a Step."""
         if kwargs:
             args = _bind_arguments(cls, args, kwargs)
-        if grad_mode.is_grad_enabled() != self.grad_enabled:
-            self.value_read("a change of grad mode")
-            self.grad_enabled = grad_mode.is_grad_enabled()
+        self.grad_enabled = grad_mode.is_grad_enabled()     # (no_grad inside: kept)
         specs = self._spec(args)
         step = self._new_step(aten.op_for(cls), specs)
         swapped = [(t, t._data) for t in _tensors(args) if type(t._data) is _StandIn]
         for t, stand_in in swapped:
             t._data = self.real_of[id(stand_in)]
-        if any(type(a) is _StandIn for a in args):        # arrays of tracked tensors
-            args = tuple(self.real_of[id(a)] if type(a) is _StandIn else a for a in args)
+        if any(type(a) in (_StandIn, _Derived) for a in args):     # arrays as arguments
+            args = tuple(self.real_of[id(a)] if type(a) is _StandIn else
+                         a.view(np.ndarray) if type(a) is _Derived else a for a in args)
         self.in_op += 1
         result = None
         try:
@@ -395,6 +435,8 @@ class Capture:
 
     # ----- reading values: graph breaks -----------------------------------------------------------
     def value_read(self, what):
+        if self.fullgraph and self.break_error is not None:
+            raise self.break_error(what)
         if self.fullgraph:
             raise Unsupported(
                 f"Graph break with fullgraph=True: {what}. A graph holds tensor operations, "
@@ -527,9 +569,10 @@ def _leaves(result):
 _KIND_ORDER = {"input": 0, "param": 1, "buffer": 2, "external": 3, "op": 4, "alias": 5}
 
 
-def segment_graph(capture, segment):
+def segment_graph(capture, segment, returned=None, kind_order=None):
     """The fx graph of a segment: a placeholder per value made elsewhere, a node per op,
-    and every value Python will ask for as an output."""
+    and every value Python will ask for as an output (or the ``returned`` Values)."""
+    kind_order = kind_order or _KIND_ORDER
     made_here, used = set(), []
     values = capture.values
     for step in segment.steps:
@@ -540,10 +583,11 @@ def segment_graph(capture, segment):
                 used.append(v)
         for v in _values(step.result, values):
             made_here.add(v.index)
-    inputs = sorted(used, key=lambda v: (_KIND_ORDER[v.kind], v.index))
+    inputs = sorted(used, key=lambda v: (kind_order[v.kind], v.index))
     graph, env = Graph(), {}
     for v in inputs:
         env[v.index] = graph.placeholder(v.name)
+        env[v.index].meta["val"] = fake_value(v.tensor)
 
     def node_of(v):
         if isinstance(v, SymInt):
@@ -561,15 +605,48 @@ def segment_graph(capture, segment):
                                        (node_of(values[expr[1]]), expr[2]))
         return graph.call_function(OPERATORS[expr[0]], (sym_node(expr[1]), sym_node(expr[2])))
     outputs = []
+    mode = segment.grad_enabled
     for step in segment.steps:
+        if step.grad_enabled != mode:      # a ``with no_grad():`` inside: the graph says so
+            mode = step.grad_enabled
+            graph.call_function(_set_grad_enabled, (mode,))
         node = graph.call_function(step.op, tuple(_map_values(step.args, node_of)))
         _bind_outputs(graph, node, step.result, env)
+        if step.mutated is not None:
+            node.meta["mutates"] = True         # an in-place change: kept without readers
+        for v in _values(step.result):
+            env[v.index].meta["val"] = fake_value(v.tensor)
         if step.how in ("graph", "copy_in"):
             outputs += [v for v in _values(step.result)]
-    graph.output(tuple(env[v.index] for v in outputs))
-    graph.eliminate_dead_code()
+    if mode != segment.grad_enabled:
+        graph.call_function(_set_grad_enabled, (segment.grad_enabled,))
+    if returned is not None:
+        outputs = returned
+    graph.output(tuple(node_of(v) for v in outputs))
+    graph.eliminate_dead_code(lambda n: n.is_impure() or n.meta.get("mutates", False))
     segment.inputs, segment.outputs = inputs, outputs
     return GraphModule(Module(), graph, "GraphModule")
+
+
+_EXPORT_ORDER = {"param": 0, "buffer": 1, "external": 2, "input": 3, "op": 4, "alias": 5}
+
+
+def whole_graph(capture, outputs):
+    """Every step of a capture as one graph returning ``outputs`` (Values): what
+    ``export`` keeps, to run without the Python that made it.  Inputs come in export's
+    order: parameters, buffers, constants, then the user's inputs."""
+    if any(step.how == "call" for step in capture.steps):
+        raise Unsupported("export: the function calls something that cannot be captured "
+                          "(a function marked compiler.disable, or backward)")
+    segment = Segment(0, capture.steps)
+    segment.graph_module = segment_graph(capture, segment, outputs, _EXPORT_ORDER)
+    return segment
+
+
+@has_side_effect
+def _set_grad_enabled(mode):
+    """Grad mode switched inside a captured graph (a ``no_grad`` block)."""
+    grad_mode.set_grad_enabled(mode)
 
 
 def _bind_outputs(graph, node, result, env):

@@ -7,6 +7,7 @@ import warnings
 from .._tensor import Tensor
 from ..autograd import function, grad_mode
 from ..fx import Interpreter
+from ..fx.graph import fake_value
 from .._functorch import aot_autograd
 from .codegen import generate
 from .decompositions import decompose
@@ -67,6 +68,10 @@ def compile_graph(gm, example_inputs=None):
         new.meta = dict(old.meta)
     _propagate(small, examples)
     source, globals_ = generate(small)
+    for graph in (gm.graph, small.graph):       # keep shapes, not the traced values
+        for node in graph.nodes:
+            if "val" in node.meta:
+                node.meta["val"] = fake_value(node.meta["val"])
     return CompiledGraph(source, globals_, small)
 
 

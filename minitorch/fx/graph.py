@@ -223,10 +223,11 @@ class Graph:
         text.insert(1, " ".join("-" * w for w in widths))
         print("\n".join(text))
 
-    def python_code(self, root_module="self"):
+    def python_code(self, root_module="self", verbose=False):
         """The graph as Python source of a ``forward`` function, and the globals it
-        needs (see ``_CodeWriter``)."""
-        return _CodeWriter(self, root_module).write()
+        needs (see ``_CodeWriter``).  ``verbose``: each value annotated with its dtype
+        and shape (``"f32[4, 3]"``) where the node's ``meta["val"]`` holds a tensor."""
+        return _CodeWriter(self, root_module, verbose).write()
 
     # ----- names ------------------------------------------------------------------------
     def _target_to_str(self, target):
@@ -347,8 +348,8 @@ class _CodeWriter:
     is the variable, and a variable is set to None after its last use (so the memory of
     an intermediate value can go as soon as nothing needs it)."""
 
-    def __init__(self, graph, root_module):
-        self.graph, self.root = graph, root_module
+    def __init__(self, graph, root_module, verbose=False):
+        self.graph, self.root, self.verbose = graph, root_module, verbose
         self.globals = {"minitorch": _minitorch(), "inf": math.inf, "nan": math.nan,
                         "NoneType": type(None)}
         self.names_of = {}              # id(object) -> its global name
@@ -360,10 +361,14 @@ class _CodeWriter:
         for node in self.graph.nodes:
             if node.op == "placeholder":
                 default = node.args[0] if node.args else inspect.Signature.empty
-                params.append(node.name if default is inspect.Signature.empty
-                              else f"{node.name} = {self._literal(default)}")
+                name = node.name + self._annotation(node, ": ")
+                params.append(name if default is inspect.Signature.empty
+                              else f"{name} = {self._literal(default)}")
                 continue
             line = self._line(node)
+            if self.verbose and node.op not in ("output",):
+                head, _, tail = line.partition(" = ")
+                line = f"{head}{self._annotation(node, ': ')} = {tail}"
             if node.op == "call_function" and node.target in _WRAPPED.values():
                 wrapped.append(self._function_name(node.target))
             dead = [n.name for n in last_use.get(node, [])]
@@ -378,6 +383,11 @@ class _CodeWriter:
         src = (f"\n{header or chr(10)}\ndef forward({', '.join([self.root] + params)}):\n"
                f"{lines}\n    ")
         return PythonCode(src, self.globals)
+
+    def _annotation(self, node, prefix):
+        text = describe_value(node.meta.get("val"), node.meta.get("shape_names")) \
+            if self.verbose else None
+        return f'{prefix}"{text}"' if text else ""
 
     def _last_uses(self):
         """For each node, the nodes whose last reader it is (in order of appearance)."""
@@ -466,6 +476,33 @@ class _CodeWriter:
         self.globals[name] = obj
         self.names_of[id(obj)] = name
         return name
+
+
+_DTYPE_SHORT = {"float32": "f32", "float64": "f64", "float16": "f16", "int64": "i64",
+               "int32": "i32", "int16": "i16", "int8": "i8", "uint8": "u8", "bool": "b8"}
+
+
+def fake_value(value):
+    """A stand-in for a tensor in ``node.meta["val"]``: same shape and dtype, no memory
+    (a broadcast zero), so that a graph's metadata keeps no data alive."""
+    import numpy as np
+    from .._tensor import Tensor
+    if not isinstance(value, Tensor):
+        return None
+    array = value._data
+    return Tensor._wrap(np.broadcast_to(np.zeros((), dtype=array.dtype), array.shape))
+
+
+def describe_value(value, shape_names=None):
+    """``"f32[4, 3]"`` for a tensor (dims named in ``shape_names`` by their names)."""
+    from .._tensor import Tensor
+    if not isinstance(value, Tensor):
+        return None
+    shape = [str(n) for n in value._data.shape]
+    for d, name in (shape_names or {}).items():
+        shape[d] = name
+    return f"{_DTYPE_SHORT.get(value._data.dtype.name, value._data.dtype.name)}" \
+           f"[{', '.join(shape)}]"
 
 
 def _evaluable_repr(value):

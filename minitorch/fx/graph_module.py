@@ -85,7 +85,7 @@ class GraphModule(Module):
     def print_readable(self, print_output=True, include_stride=False, include_device=False,
                        colored=False):
         """The module as a class with its generated ``forward``: what you would write."""
-        text = _readable(self, self._get_name())
+        text = _readable(self, self._get_name(), verbose=True)
         if print_output:
             print(text)
         return text
@@ -207,7 +207,8 @@ def _copy_attr(from_module, to_module, target):
             setattr(to_module, item, dest)
         from_module, to_module = source, dest
     value = getattr(from_module, field)
-    _install(to_module, field, value)
+    persistent = field not in from_module.__dict__.get("_non_persistent_buffers_set", ())
+    _install(to_module, field, value, persistent)
 
 
 def _assign_attr(value, to_module, target):
@@ -221,10 +222,10 @@ def _assign_attr(value, to_module, target):
     _install(to_module, field, value)
 
 
-def _install(module, field, value):
+def _install(module, field, value, persistent=True):
     from ..nn import Parameter
     if isinstance(value, Tensor) and not isinstance(value, Parameter):
-        module.register_buffer(field, value)
+        module.register_buffer(field, value, persistent=persistent)
     else:
         setattr(module, field, value)
 
@@ -239,12 +240,15 @@ def _forward_from_source(src, globals_):
     return namespace["forward"]
 
 
-def _readable(gm, name):
-    body = gm.code.strip("\n").rstrip()
+def _readable(gm, name, verbose=False):
+    """The module as a class; with ``verbose``, values annotated with dtypes and shapes
+    (where the graph's nodes know them)."""
+    code = gm._graph.python_code("self", verbose=verbose).src if verbose else gm.code
+    body = code.strip("\n").rstrip()
     lines = [f"class {name}(minitorch.nn.Module):"]
     for sub_name, sub in gm.named_children():
         if isinstance(sub, GraphModule):
-            nested = _readable(sub, sub_name).splitlines()
+            nested = _readable(sub, sub_name, verbose).splitlines()
             lines += ["    " + line for line in nested]
     lines += ["    " + line if line else line for line in body.splitlines()]
     return "\n".join(lines) + "\n"
