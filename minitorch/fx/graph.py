@@ -361,9 +361,11 @@ class _CodeWriter:
         for node in self.graph.nodes:
             if node.op == "placeholder":
                 default = node.args[0] if node.args else inspect.Signature.empty
-                name = node.name + self._annotation(node, ": ")
+                name = node.target + self._annotation(node, ": ")
                 params.append(name if default is inspect.Signature.empty
                               else f"{name} = {self._literal(default)}")
+                if node.name != node.target:        # ``input`` is a builtin: ``input_1``
+                    body.append(f"{node.name} = {node.target}")
                 continue
             line = self._line(node)
             if self.verbose and node.op not in ("output",):
