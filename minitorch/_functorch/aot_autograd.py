@@ -385,6 +385,8 @@ def _training(compiled_fw, compiled_bw, joint, n_saved, gm):
         joint.tangent_outputs
 
     class CompiledFunction(Function):
+        _returns_new_gradients = True       # the engine may keep them as .grad uncopied
+
         @staticmethod
         def forward(ctx, *primals):
             ctx.set_materialize_grads(False)        # a missing gradient stays None
@@ -404,7 +406,10 @@ def _training(compiled_fw, compiled_bw, joint, n_saved, gm):
                 return _recompute_backward(gm, ctx.primals, grads, diff_inputs)
             tangents = [grads[i] if grads[i] is not None else
                         Tensor._wrap(_zeros(*ctx.shapes[i])) for i in tangent_outputs]
-            in_grads = compiled_bw(*ctx.saved, *tangents)
+            args = list(ctx.saved) + tangents
+            ctx.saved = None                 # the saved values go as the graph frees them
+            boxed = getattr(compiled_bw, "boxed", None)
+            in_grads = boxed(args) if boxed is not None else compiled_bw(*args)
             return tuple(in_grads)
 
     def run(*primals):

@@ -121,6 +121,7 @@ class _Writer:
         self.names = {}
         self.lines, self.kernels = [], []
         self.done = set()
+        self._freed = set()
 
     # ----- names and argument text ---------------------------------------------------------
     def expr(self, a):
@@ -157,16 +158,28 @@ class _Writer:
 
     # ----- the function -----------------------------------------------------------------
     def write(self):
+        """``def call(args)``: the inputs come in a list that the function empties, so
+        that each input can be freed after its last use (``del``), as the values made
+        inside are."""
         params = []
+        self.last_use = {}
+        for i, node in enumerate(self.nodes):
+            for a in node.all_input_nodes:
+                self.last_use[a] = i
         for node in self.nodes:
             if node.op == "placeholder":
                 params.append(node.name)
                 self.names[node] = node.name
-                if isinstance(_val(node), Tensor):
-                    self.lines.append(f"{node.name} = {node.name}._data")
+        if params:
+            self.lines.append(f"{', '.join(params)}, = args")
+            self.lines.append("args.clear()")
+        for node in self.nodes:
+            if node.op == "placeholder" and isinstance(_val(node), Tensor):
+                self.lines.append(f"{node.name} = {node.name}._data")
         for i, node in enumerate(self.nodes):
             if node.op == "placeholder" or node in self.done:
                 continue
+            before = len(self.lines)
             if node.op == "get_attr":
                 value = self.gm
                 for atom in node.target.split("."):
@@ -180,9 +193,26 @@ class _Writer:
                 self._chain(i, node)
             else:
                 self._statement(node)
+            if node.op != "output" and len(self.lines) > before:
+                self._free_after(i, node)
         body = "\n".join("    " + line for line in self.lines)
         kernels = "".join(k + "\n\n" for k in self.kernels)
-        return f"{kernels}def call({', '.join(params)}):\n{body}\n", self.globals
+        return f"{kernels}def call(args):\n{body}\n", self.globals
+
+    def _free_after(self, i, node):
+        """``del`` the values whose last reader was just written (the chain it started
+        included), so that their memory can be reused at once."""
+        covered = {i} | {self.nodes.index(n) for n in self.done if n in self.names or
+                         n.users and self.nodes.index(n) >= i}
+        dead = [a for a, last in self.last_use.items()
+                if last in covered and a in self.names and a.op != "get_attr" and
+                not self.names[a].startswith("_") and a not in self._freed]
+        if not node.users and node in self.names:
+            dead.append(node)
+        dead = [a for a in dict.fromkeys(dead) if a not in self._freed]
+        if dead:
+            self._freed.update(dead)
+            self.lines[-1] += f";  del {', '.join(self.names[a] for a in dead)}"
 
     def _returned(self, a):
         if a is None:

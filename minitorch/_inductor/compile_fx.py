@@ -34,7 +34,12 @@ class CompiledGraph:
         del _recent[:-16]
 
     def __call__(self, *args):
-        return self.fn(*args)
+        return self.fn(list(args))
+
+    def boxed(self, args):
+        """Call with the inputs in a list, which the call empties: then each input is
+        freed as soon as the code no longer needs it (a backward's saved values)."""
+        return self.fn(args)
 
     def __repr__(self):
         return f"CompiledGraph(\n{self.source})"
