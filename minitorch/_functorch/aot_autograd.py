@@ -271,8 +271,10 @@ def _functionalize(graph):
         if node.op == "call_function" and isinstance(node.target, aten.Op) and \
                 node.target.__name__.endswith("_inplace"):
             twin = FUNCTIONAL.get(node.target.__name__)
-            if twin is None:
+            if twin is None or len(node.args) > 2:
                 raise Unsupported(f"no out-of-place twin for {node.target}")
+            if len(node.args) == 2 and not hasattr(node.args[1], "op") and twin != "relu":
+                twin += "_scalar"                   # ``x.add_(1)``: add_scalar(x, 1)
             node.target = aten.lookup(twin)
 
 
