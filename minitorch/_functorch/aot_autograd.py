@@ -45,7 +45,8 @@ _OPS_BACKWARD = {"add", "add_scalar", "sub", "sub_scalar", "r_sub", "mul", "mul_
                  "div_scalar", "neg", "view", "unsafe_view", "transpose", "t", "permute",
                  "expand", "unsqueeze", "squeeze", "clone", "split", "cat", "stack",
                  "addmm", "mm", "bmm", "sum", "sum_dim", "mean", "mean_dim", "exp",
-                 "tanh", "sigmoid", "to_copy", "slice", "select", "unbind", "sum_to_size"}
+                 "tanh", "sigmoid", "to_copy", "slice", "select", "unbind", "sum_to_size",
+                 "relu"}
 
 # In-place ops and their out-of-place twins (same arguments).
 FUNCTIONAL = {"add_inplace": "add", "sub_inplace": "sub", "mul_inplace": "mul",

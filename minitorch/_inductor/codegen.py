@@ -122,6 +122,7 @@ class _Writer:
         self.lines, self.kernels = [], []
         self.done = set()
         self._freed = set()
+        self.already_transposed = set()
 
     # ----- names and argument text ---------------------------------------------------------
     def expr(self, a):
@@ -236,6 +237,9 @@ class _Writer:
         """A numpy expression for the node, or None (then minitorch's op is called)."""
         if node.target is operator.getitem:
             return f"{self.expr(node.args[0])}[{node.args[1]!r}]"
+        gelu = self._gelu(node)
+        if gelu is not None:
+            return gelu
         name = _op_name(node) or (node.target.__name__ if isinstance(node.target, aten.MethodOp)
                                   else None)
         val = _val(node)
@@ -246,9 +250,13 @@ class _Writer:
             return None
         shape = tuple(val.shape) if isinstance(val, Tensor) else None
         if name in ("mm", "bmm", "matmul"):
-            return f"np.matmul({a[0]}, {a[1]})"
+            return self._product(node, a)
+        if name == "relu_grad" and val._data.dtype.kind == "f":
+            return f"np.multiply({a[0]}, {a[1]} > 0)"
         if name in ("view", "unsafe_view", "reshape", "unsqueeze", "squeeze"):
             return f"{a[0]}.reshape({shape!r})"
+        if node in self.already_transposed:
+            return a[0]                     # the product was computed transposed
         if name == "transpose":
             return f"np.swapaxes({a[0]}, {a[1]}, {a[2]})"
         if name == "t":
@@ -267,6 +275,30 @@ class _Writer:
             return self._split(node, a[0])
         if name == "cat":
             return f"np.concatenate([{', '.join(a[1:])}], axis={node.args[0]!r})"
+        return None
+
+    def _product(self, node, a):
+        """``np.matmul``; when the product's only reader transposes it (a weight's
+        gradient, ``(x.T @ g).T``), the transposed product instead (``g.T @ x``): the
+        same numbers, stored row by row as the weight is."""
+        users = list(node.users)
+        if len(users) == 1 and node.target.__name__ == "mm" and _op_name(users[0]) in \
+                ("transpose", "t") and users[0].args[1:] in ((), (0, 1), (1, 0)):
+            self.already_transposed.add(users[0])
+            return f"np.matmul({a[1]}.T, {a[0]}.T)"
+        return f"np.matmul({a[0]}, {a[1]})"
+
+    def _gelu(self, node):
+        """GELU with its context: minitorch's own kernel, which computes the slope that
+        the backward multiplies by, so the context *is* the slope."""
+        target = node.target
+        if type(target) is aten.WithCtx and target.op.__name__ == "gelu" and \
+                node.args[1] == "none" and _is_float_tensor(_val(node.args[0])):
+            self.globals["gelu_and_slope"] = _gelu_and_slope
+            return f"gelu_and_slope({self.expr(node.args[0])})"
+        if type(target) is aten.OpBackward and target.op.__name__ == "gelu" and \
+                _gelu_slope_of(node.args[0]):
+            return f"(np.multiply({self.expr(node.args[1])}, {self.expr(node.args[0])}), None)"
         return None
 
     def _split(self, node, a):
@@ -375,6 +407,26 @@ class _Writer:
         args = ", ".join(self.names[a] for a in external)
         self.names[last] = last.name
         self.lines.append(f"{last.name} = kernel{k}({buffer}, {args})")
+
+
+def _gelu_and_slope(x):
+    from ..nn._functions.activation import gelu_and_slope_arrays
+    return gelu_and_slope_arrays(x)
+
+
+def _gelu_slope_of(node):
+    """Is ``node`` the context of a GELU lowered to ``gelu_and_slope`` (in this graph, or
+    saved by a forward graph that lowered it: a placeholder whose value is GELU's node
+    with its slope kept)?"""
+    if node.op == "placeholder":
+        ctx = _val(node)
+        return getattr(ctx, "approximate", None) == "none" and \
+            getattr(ctx, "slope", None) is not None
+    if node.target is not operator.getitem:
+        return False
+    source = node.args[0]
+    return type(source.target) is aten.WithCtx and source.target.op.__name__ == "gelu" \
+        and source.args[1] == "none"
 
 
 def _call(op, args, **kwargs):
