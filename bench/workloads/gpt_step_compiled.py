@@ -15,7 +15,7 @@ import numpy as np
 
 from ..harness import interleaved, summarize
 from . import all_met, record
-from .gpt_step import BATCH, CONFIG, load_program
+from . import gpt_step
 
 NAME = "gpt_step_compiled"
 TITLE = "GPT 4 layers, d_model 128, context 64, batch 32: AdamW step, model compiled"
@@ -25,9 +25,9 @@ TARGET = {"reference": "torch", "max_ratio": 1.0, "max_ratio_eager": 0.6,
 
 
 def make_step(library, idx, targets, compiled=False):
-    lib, program = load_program(library)
+    lib, program = gpt_step.load_program(library)
     lib.manual_seed(0)
-    model = program.GPT(program.GPTConfig(**CONFIG))
+    model = program.GPT(program.GPTConfig(**gpt_step.CONFIG))
     optimizer = model.configure_optimizers(0.1, 1e-3)
     if compiled:
         model = lib.compile(model)
@@ -43,9 +43,10 @@ def first_call_seconds(step):
 
 
 def run(impls, rounds, quick, log=None):
+    config, batch = gpt_step.CONFIG, gpt_step.BATCH       # the same as the eager row's
     rng = np.random.default_rng(0)
-    idx = rng.integers(0, CONFIG["vocab_size"], (BATCH, CONFIG["block_size"]))
-    targets = rng.integers(0, CONFIG["vocab_size"], (BATCH, CONFIG["block_size"]))
+    idx = rng.integers(0, config["vocab_size"], (batch, config["block_size"]))
+    targets = rng.integers(0, config["vocab_size"], (batch, config["block_size"]))
     runs = {"minitorch": make_step("minitorch", idx, targets, compiled=True),
             "minitorch_eager": make_step("minitorch", idx, targets)}
     compile_seconds = first_call_seconds(runs["minitorch"])
@@ -55,7 +56,7 @@ def run(impls, rounds, quick, log=None):
     summary, ratios = summarize(times, TARGET["reference"])
     met = all_met(_below(ratios, "minitorch/torch", TARGET["max_ratio"]),
                   _below(ratios, "minitorch/minitorch_eager", TARGET["max_ratio_eager"]))
-    return record(dict(CONFIG, batch=BATCH), summary, ratios, met,
+    return record(dict(config, batch=batch), summary, ratios, met,
                   compile_seconds=round(compile_seconds, 2),
                   note=f"compile {compile_seconds:.1f} s")
 

@@ -10,7 +10,7 @@ import numpy as np
 
 from ..harness import interleaved, summarize
 from . import all_met, ratio_met, record
-from .mlp_step import BATCH, LR, REPS, SIZES, data, init_weights
+from . import mlp_step
 
 NAME = "mlp_step_compiled"
 TITLE = "MLP 784-512-512-10, ReLU, batch 256: SGD step, model and loss compiled"
@@ -38,12 +38,13 @@ class CompiledNet:
 
 
 def run(impls, rounds, quick, log=None):
+    sizes, batch, lr = mlp_step.SIZES, mlp_step.BATCH, mlp_step.LR    # the eager row's
     rng = np.random.default_rng(0)
-    weights = init_weights(SIZES, rng)
-    x, y = data(rng, BATCH, SIZES)
-    nets = {"numpy": impls["numpy"].Net(weights, LR),
-            "minitorch": CompiledNet(impls["minitorch"], weights, LR),
-            "minitorch_eager": impls["minitorch"].Net(weights, LR)}
+    weights = mlp_step.init_weights(sizes, rng)
+    x, y = mlp_step.data(rng, batch, sizes)
+    nets = {"numpy": impls["numpy"].Net(weights, lr),
+            "minitorch": CompiledNet(impls["minitorch"], weights, lr),
+            "minitorch_eager": impls["minitorch"].Net(weights, lr)}
     batches = {"numpy": impls["numpy"].batch(x, y), "minitorch": impls["minitorch"].batch(x, y),
                "minitorch_eager": impls["minitorch"].batch(x, y)}
     start = time.process_time()
@@ -51,10 +52,10 @@ def run(impls, rounds, quick, log=None):
     compile_seconds = time.process_time() - start
     first_loss.update({n: nets[n].step(*batches[n]) for n in ("numpy", "minitorch_eager")})
     runs = {n: (lambda net=nets[n], b=batches[n]: net.step(*b)) for n in nets}
-    times = interleaved(runs, rounds, reps=REPS[quick], scale=1e3, log=log)
+    times = interleaved(runs, rounds, reps=mlp_step.REPS[quick], scale=1e3, log=log)
     summary, ratios = summarize(times, TARGET["reference"])
     for name in summary:
         summary[name]["first_loss"] = first_loss[name]
-    return record({"sizes": list(SIZES), "batch": BATCH, "lr": LR}, summary, ratios,
+    return record({"sizes": list(sizes), "batch": batch, "lr": lr}, summary, ratios,
                   all_met(ratio_met(ratios, TARGET)), compile_seconds=round(compile_seconds, 2),
                   note=f"compile {compile_seconds:.1f} s")
