@@ -712,24 +712,22 @@ class Module:
             self._run_always_called_hooks(args, kwargs, result, called)
             raise
 
-    _compiled_call_impl = None      # set by ``compile()`` (Part VI)
-
     def _wrapped_call_impl(self, *args, **kwargs):
-        """What ``module(x)`` runs (``__call__``): ``_call_impl``, or its compiled
-        version after ``module.compile()``."""
-        if self._compiled_call_impl is not None:
-            return self._compiled_call_impl(*args, **kwargs)
+        """What ``module(x)`` runs (``__call__``).  In PyTorch it may call a compiled
+        version of the module (``model.compile()``); minitorch has none, so it calls
+        ``_call_impl``."""
         return self._call_impl(*args, **kwargs)
 
     def compile(self, *args, **kwargs):
-        """Compile this module in place (chapter 19): its calls run ``minitorch.compile``'s
-        version of ``_call_impl``; its state dict keeps its keys."""
+        """Compile this module in place (chapter 19): its ``forward`` becomes
+        ``minitorch.compile``'s version, so calls (hooks around it) run compiled and the
+        state dict keeps its keys.  (PyTorch compiles ``_call_impl``, hooks included.)"""
         from ..._dynamo.eval_frame import compile_model
-        compiled = compile_model(self._call_impl, *args, **kwargs)
+        compiled = compile_model(type(self).forward.__get__(self), *args, **kwargs)
         code = getattr(compiled, "_minitorch_compiled", None)
         if code is not None:            # the capture tracks this module's state
             code.module = self
-        self._compiled_call_impl = compiled
+        self.__dict__["forward"] = compiled
 
     __call__ = _wrapped_call_impl
 
