@@ -21,6 +21,7 @@ they would have; in-place changes are copied into their tensor when asked for.
 import functools
 import inspect
 import warnings
+import weakref
 
 import numpy as np
 
@@ -38,7 +39,7 @@ from ..fx.experimental.symbolic_shapes import SymInt, evaluate
 
 __all__ = ["optimize", "OptimizedModule", "disable", "is_compiling", "reset_caches"]
 
-_caches = []                # every compiled callable, for reset()
+_caches = weakref.WeakSet()     # every compiled callable alive, for reset()
 _live_replay = [None]
 _disabled = [0]
 
@@ -62,7 +63,7 @@ class CompiledCode:
         self.recompile_reasons = []
         self.names = _argument_names(fn)
         self.auto_dynamic = set()       # (input position, dim) that changed size before
-        _caches.append(self)
+        _caches.add(self)
 
     def __call__(self, *args, **kwargs):
         if _disabled[0] or _capture.live_capture() is not None or \
@@ -396,7 +397,7 @@ class _EngineCalls:
 
 
 def reset_caches():
-    for code in _caches:
+    for code in list(_caches):
         code.reset()
 
 
