@@ -47,7 +47,7 @@ def live_capture():
     return _live[0]
 
 
-# ----- stand-ins: the same memory, every read reported ----------------------------------------
+# ----- stand-ins: the same memory, every read reported ------------------------------------
 class _StandIn(np.ndarray):
     """A tracked tensor's array while a capture runs: numpy computations on it report a
     read of values, then compute on the real array."""
@@ -178,7 +178,7 @@ def _read_for_the_user():
     return True
 
 
-# ----- what a capture records ---------------------------------------------------------------------
+# ----- what a capture records -------------------------------------------------------------
 class Value:
     """One tensor value of the captured call.  ``kind``: an argument (``input``), a
     parameter or buffer of the compiled module, another tensor from outside the call
@@ -490,7 +490,7 @@ def _user_stack():
     return [f for f in stack if not f.filename.startswith(_PACKAGE)][-1:]
 
 
-# ----- from steps to graphs ---------------------------------------------------------------------------
+# ----- from steps to graphs ---------------------------------------------------------------
 class Segment:
     """The steps served by one graph: its inputs (Values made elsewhere), its outputs
     (every value a graph step makes, which the replay hands to Python), its graph."""

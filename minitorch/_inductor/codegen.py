@@ -229,7 +229,8 @@ class _Writer:
         if code is None:
             args = ", ".join(self.tensor_expr(a) for a in node.args)
             kwargs = "".join(f", {k}={self.expr(v)}" for k, v in node.kwargs.items())
-            code = f"_call({self.global_op(node.target)}, ({args}{',' if len(node.args) == 1 else ''}){kwargs})"
+            comma = "," if len(node.args) == 1 else ""
+            code = f"_call({self.global_op(node.target)}, ({args}{comma}){kwargs})"
             code += f"  # {node.target!r}"
         self.lines.append(f"{name} = {code}")
 
