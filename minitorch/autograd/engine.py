@@ -236,12 +236,21 @@ class GraphTask:
         with _interrupts_deferred():
             for node, grad, owned in self.leaf_gradients:
                 if grad is not None:
+                    if owned and grad._fw_grads and node.variable._grad is None:
+                        grad = _kept_as_grad(grad)
                     accumulate_grad(node.variable, grad, owned)
             for tensor, grad in self.retained:
                 accumulate_grad(tensor, grad, owned=False)
         for node, grad, _ in self.leaf_gradients:
             if node._post_hooks or node.variable._post_accumulate_grad_hooks:
                 call_accumulated_hooks(node, grad)
+
+
+def _kept_as_grad(grad):
+    """A gradient the engine owns becomes ``.grad`` itself, as PyTorch's engine takes
+    it over: detached, so without the tangents forward mode gave it (chapter 12).
+    Under ``create_graph=True`` it is copied instead, and the copy keeps them."""
+    return grad if grad_mode.is_grad_enabled() else grad.detach()
 
 
 def _positions_by_node(targets):

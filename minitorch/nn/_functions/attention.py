@@ -19,6 +19,7 @@ array path keeps each step one numpy pass.
 
 import numpy as np
 
+from ..._tensor import Tensor
 from ...ops._common import BuiltinFunction, sum_to_shape, unbroadcast
 
 __all__ = ["ScaledDotProductAttention", "ScaledDotProductAttentionMath", "attention_weights"]
@@ -66,6 +67,8 @@ class ScaledDotProductAttention(BuiltinFunction):
 
     @staticmethod
     def forward(ctx, query, key, value, bias, keep, scale, groups):
+        if isinstance(keep, Tensor):        # one example's mask, under vmap (chapter 13)
+            keep = keep._data
         q, k, v = _dense(query._data), _dense(_repeat_heads(key._data, groups)), \
             _dense(_repeat_heads(value._data, groups))
         weights = attention_weights(q, k, bias, scale)
