@@ -205,3 +205,14 @@ def test_lstm_projection_errors(kwargs, message):
     with pytest.raises(RuntimeError, match=r"^Expected hidden\[0\] size \(4, 2, 2\), got "
                                            r"\[4, 2, 5\]$"):
         lstm(torch.zeros(4, 2, 3), (torch.zeros(4, 2, 5), torch.zeros(4, 2, 5)))
+
+
+def test_permute_hidden_and_flatten_parameters():
+    lstm = nn.LSTM(2, 3)
+    h, c = torch.arange(6.0).reshape(1, 2, 3), torch.zeros(1, 2, 3)
+    swapped = lstm.permute_hidden((h, c), torch.tensor([1, 0]))
+    assert swapped[0][0].tolist() == [[3.0, 4.0, 5.0], [0.0, 1.0, 2.0]]
+    assert lstm.permute_hidden((h, c), None)[0] is h
+    assert nn.GRU(2, 3).permute_hidden(h, torch.tensor([1, 0]))[0, 0].tolist() == \
+        [3.0, 4.0, 5.0]
+    assert lstm.flatten_parameters() is None       # PyTorch 2.13 on the CPU: nothing

@@ -266,20 +266,29 @@ class RNNBase(Module):
         sizes = [int(n) for n in batch_sizes.tolist()]
         if hx is not None:          # checked before the permutation, which would fail first
             self._initial_states(data[:sizes[0]].unsqueeze(0), hx, True)
-        if hx is not None and sorted_indices is not None:
-            hx = tuple(h.index_select(1, sorted_indices) for h in hx) \
-                if self.mode == "LSTM" and isinstance(hx, (tuple, list)) \
-                else hx.index_select(1, sorted_indices)
+        if hx is not None:
+            hx = self.permute_hidden(hx, sorted_indices)
         states = self._initial_states(data[:sizes[0]].unsqueeze(0), hx, True)
         out, finals = self._run_packed(data, sizes, states)
         if self.mode == "LSTM":
             hidden = (stack([h for h, _ in finals]), stack([c for _, c in finals]))
         else:
             hidden = stack(finals)
-        if unsorted_indices is not None:
-            hidden = tuple(h.index_select(1, unsorted_indices) for h in hidden) \
-                if self.mode == "LSTM" else hidden.index_select(1, unsorted_indices)
+        hidden = self.permute_hidden(hidden, unsorted_indices)
         return PackedSequence(out, batch_sizes, sorted_indices, unsorted_indices), hidden
+
+    def permute_hidden(self, hx, permutation):
+        """``hx`` with its batch (dim 1) in the order ``permutation`` (None: unchanged);
+        for an LSTM, ``(h, c)`` both."""
+        if permutation is None:
+            return hx
+        if self.mode == "LSTM" and isinstance(hx, (tuple, list)):
+            return tuple(h.index_select(1, permutation) for h in hx)
+        return hx.index_select(1, permutation)
+
+    def flatten_parameters(self):
+        """PyTorch puts the weights in one block of GPU memory for cuDNN here, and does
+        nothing on the CPU; so does minitorch, so that code calling it runs."""
 
     def _run_packed(self, data, sizes, states):
         """``_run`` on packed rows: at step ``t`` only the first ``sizes[t]`` sequences
