@@ -224,6 +224,8 @@ class GraphTask:
 
     # ----- results, stored only when the whole graph ran ----------------------------------
     def stash_leaf_gradient(self, node, grad, owned):
+        if owned and grad is not None and grad._fw_grads and node.variable._grad is None:
+            grad = _kept_as_grad(grad)
         self.leaf_gradients.append((node, grad, owned))
 
     def retain(self, tensor, grad):
@@ -236,8 +238,6 @@ class GraphTask:
         with _interrupts_deferred():
             for node, grad, owned in self.leaf_gradients:
                 if grad is not None:
-                    if owned and grad._fw_grads and node.variable._grad is None:
-                        grad = _kept_as_grad(grad)
                     accumulate_grad(node.variable, grad, owned)
             for tensor, grad in self.retained:
                 accumulate_grad(tensor, grad, owned=False)
@@ -247,8 +247,8 @@ class GraphTask:
 
 
 def _kept_as_grad(grad):
-    """A gradient the engine owns becomes ``.grad`` itself, as PyTorch's engine takes
-    it over: detached, so without the tangents forward mode gave it (chapter 12).
+    """A first gradient the engine owns becomes ``.grad`` itself, as PyTorch's engine
+    takes it over: detached, so without the tangents forward mode gave it (chapter 12).
     Under ``create_graph=True`` it is copied instead, and the copy keeps them."""
     return grad if grad_mode.is_grad_enabled() else grad.detach()
 

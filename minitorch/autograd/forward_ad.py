@@ -370,7 +370,7 @@ def apply_with_tangents(cls, args, plain_apply):
             _levels.visible = [lv for lv in visible if lv < level]
             tangents = [tangent_of(a, level) for a in args]
             result = rule(before, tangents, outputs, args)
-            _attach(outputs, result, level, args)
+            _attach(outputs, result, level, cls)
     finally:
         _levels.visible = visible
     return outputs
@@ -390,7 +390,7 @@ def _any_tangent(args, level):
     return any(tangent_of(a, level) is not None for a in args)
 
 
-def _attach(outputs, result, level, args):
+def _attach(outputs, result, level, cls):
     """Set each output's tangent; an output that was an input changed in place gets the
     new tangent written into its existing one, so that views of it see the change."""
     outs = outputs if type(outputs) is tuple else (outputs,)
@@ -400,7 +400,7 @@ def _attach(outputs, result, level, args):
             continue
         if tan.dtype != out.dtype:
             tan = tan.to(out.dtype)
-        if _contains(args, out):            # changed in place: maybe through a view
+        if _changes_in_place(cls):          # maybe through a view of a tensor
             old = tangent_of(out, level)
             if old is None:
                 old = _tangent_for_changed_view(out, level)
@@ -413,8 +413,10 @@ def _attach(outputs, result, level, args):
         _keep_for_saved_output(out, level)
 
 
-def _contains(args, t):
-    return any(a is t for a in args)
+def _changes_in_place(cls):
+    """Does ``cls`` change its first input in place (and return it)?"""
+    from .forward_rules import INPLACE
+    return cls in INPLACE
 
 
 def _write_into(old, new):

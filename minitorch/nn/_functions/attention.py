@@ -67,8 +67,6 @@ class ScaledDotProductAttention(BuiltinFunction):
 
     @staticmethod
     def forward(ctx, query, key, value, bias, keep, scale, groups):
-        if isinstance(keep, Tensor):        # one example's mask, under vmap (chapter 13)
-            keep = keep._data
         q, k, v = _dense(query._data), _dense(_repeat_heads(key._data, groups)), \
             _dense(_repeat_heads(value._data, groups))
         weights = attention_weights(q, k, bias, scale)
@@ -129,6 +127,16 @@ class ScaledDotProductAttention(BuiltinFunction):
                 grad_k = _fit(_sum_heads(np.matmul(np.swapaxes(d, -1, -2), q), ctx.groups),
                               key.shape)
         return grad_q, grad_k, grad_v, None, None, None, None
+
+
+    @classmethod
+    def apply(cls, query, key, value, bias, keep, scale, groups):
+        """Under vmap(randomness='different') dropout's mask is a batched tensor, one mask
+        per example (chapter 13); the loop over the examples hands each call its own,
+        which ``forward`` takes as the array it always gets."""
+        if isinstance(keep, Tensor) and getattr(keep, "_value", None) is None:
+            keep = keep._data
+        return super().apply(query, key, value, bias, keep, scale, groups)
 
 
 class ScaledDotProductAttentionMath(ScaledDotProductAttention):
