@@ -101,14 +101,28 @@ def run_tasks(course, args):
     if args.json:
         print(json.dumps(tasks_json(course, regions), indent=2))
         return 0
+    lines = {t.id: student_lines(course.root, regions.get(t.id, [])) for t in course.tasks}
     for task in course.tasks:
         places = ", ".join(r.where() for r in regions.get(task.id, [])) or "NO REGION YET"
         depends = f"  needs {', '.join(task.depends_on)}" if task.depends_on else ""
         print(f"{task.id:>6}  {task.points:>4g} pts  {task.assignment:<14} {task.title}"
-              f"{depends}\n{'':>8}chapter {task.chapter}"
+              f" ({task.kind}, {lines[task.id]} lines){depends}\n{'':>8}chapter {task.chapter}"
               f"{' (' + task.file + ')' if task.file else ''}, {task.section}: {places}")
-    print(f"{len(course.tasks)} tasks, {course.total_points:g} points")
+    build = sum(n for t in course.tasks if t.kind == "build" for n in [lines[t.id]])
+    print(f"{len(course.tasks)} tasks, {course.total_points:g} points, "
+          f"{sum(lines.values())} student lines ({build} in build tasks)")
     return 0
+
+
+def student_lines(root, task_regions):
+    """The code lines a student writes for a task: the non-blank lines between its
+    markers that are not comments alone."""
+    count = 0
+    for region in task_regions:
+        source = regions_mod.open_source(pathlib.Path(root) / region.path)
+        body = regions_mod.body(source.blocks[region.cell], region.begin, region.end)
+        count += sum(1 for line in body if line.strip() and not line.strip().startswith("#"))
+    return count
 
 
 def tasks_json(course, regions):
@@ -116,6 +130,7 @@ def tasks_json(course, regions):
              "section": t.section,
              "points": int(t.points) if t.points.is_integer() else t.points,
              "assignment": t.assignment, "depends_on": list(t.depends_on),
+             "kind": t.kind, "lines": student_lines(course.root, regions.get(t.id, [])),
              "regions": [r.as_json() for r in regions.get(t.id, [])]}
             for t in course.tasks]
 

@@ -73,6 +73,7 @@ def test_a_factor_that_needs_no_gradient_is_the_only_one_saved():
     assert z.grad_fn._saved_self is None and z.grad_fn._saved_mat2 is w
 
 
+@pytest.mark.task("4.1")
 def test_number_operands_are_saved_as_0d_tensors():
     x = torch.tensor([1.0, 2.0], requires_grad=True)
     other = (x * 3).grad_fn._saved_other
@@ -165,6 +166,7 @@ def test_a_graph_that_saved_nothing_can_run_again():
     assert x.grad.tolist() == [2.0, 2.0]
 
 
+@pytest.mark.task("4.2")
 def test_a_shared_subgraph_is_freed_by_the_first_backward():
     x = torch.ones(2, requires_grad=True)
     y = x * 1

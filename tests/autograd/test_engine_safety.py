@@ -111,6 +111,7 @@ def _graph(a, b, c):
     return (a * 3).sum() + (b * 4).sum() + mid.sum()
 
 
+@pytest.mark.task("6.8")
 @pytest.mark.parametrize("error", [KeyboardInterrupt, ValueError])
 def test_an_error_in_a_backward_changes_no_grad_and_a_retry_counts_once(error):
     a, b, c = (torch.ones(2, requires_grad=True) for _ in range(3))
@@ -125,6 +126,7 @@ def test_an_error_in_a_backward_changes_no_grad_and_a_retry_counts_once(error):
     assert c.grad.tolist() == [2.0, 2.0]
 
 
+@pytest.mark.task("5.4")
 def test_a_keyboard_interrupt_in_a_hook_changes_no_grad():
     a, b, c = (torch.ones(2, requires_grad=True) for _ in range(3))
     y = c * 5
@@ -150,6 +152,7 @@ def test_a_leaf_hook_that_raises_leaves_the_other_leaves_unchanged():
     assert a.grad.tolist() == [1.0, 1.0] and b.grad.tolist() == [1.0, 1.0]
 
 
+@pytest.mark.task("6.8")
 def test_a_retry_without_retain_graph_fails_clearly_instead_of_counting_twice():
     a, b, c = (torch.ones(2, requires_grad=True) for _ in range(3))
     mid = Boom.apply(c * 2).exp()       # exp (made later) runs, and frees, before Boom raises
@@ -162,6 +165,7 @@ def test_a_retry_without_retain_graph_fails_clearly_instead_of_counting_twice():
     assert (a.grad, b.grad, c.grad) == (None, None, None)
 
 
+@pytest.mark.task("6.8")
 def test_an_interrupted_autograd_grad_changes_nothing():
     x = torch.ones(2, requires_grad=True)
     mid = Boom.apply(x * 5)
@@ -401,6 +405,7 @@ def _MAY_SHARE(others, a, b):
     return {(a, b)} if a in names and b in names else set()
 
 
+@pytest.mark.task("5.4")
 def test_retained_and_captured_gradients_keep_their_values():
     """A gradient the engine passes on unchanged and later adds another into must not
     be the one handed to the user (retain_grad, autograd.grad)."""

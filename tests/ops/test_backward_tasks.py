@@ -186,7 +186,7 @@ def test_mm_second_derivative_through_the_gradient():
 
 
 # ----- 6.6: sum and mean ---------------------------------------------------------------
-@pytest.mark.task("4.3")
+@pytest.mark.task("4.2")
 @CREATE_GRAPH
 def test_sum_of_everything(create_graph):
     gx, = gradients(lambda x: x.sum(), [A], np.array(1.5), create_graph)
