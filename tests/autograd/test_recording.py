@@ -157,3 +157,19 @@ def test_results_of_recorded_calls_require_grad(make):
     out = make(x)
     assert out.requires_grad and out.grad_fn is not None
     np.testing.assert_array_equal(out.detach().numpy(), make(x.detach()).numpy())
+
+
+@pytest.mark.task("4.1")
+def test_a_node_with_one_input_returns_its_gradient_as_it_is():
+    x = leaf([1.0, 2.0])
+    g = (-x).grad_fn(minitorch.tensor([1.0, 2.0]))
+    assert isinstance(g, minitorch.Tensor) and g.tolist() == [-1.0, -2.0]
+    g = x.view(2, 1).grad_fn(minitorch.ones(2, 1))
+    assert g.shape == (2,) and g.tolist() == [1.0, 1.0]
+
+
+@pytest.mark.task("4.1")
+def test_a_node_called_without_a_gradient_passes_none_on():
+    x = leaf([1.0, 2.0])
+    assert (x + 1).grad_fn(None) == (None, None)
+    assert (-x).grad_fn(None) is None
