@@ -88,7 +88,11 @@ def release(course, out, assignment=None):
     workspace.copy_tree(course.root, out, excluded_paths(course, out))
     later_ids = {t.id for t in later}
     stubbed = sorted(regions_mod.stub_tasks(out, released, tasks + later, later_ids))
-    regions_mod.unmark(out, [r for r in all_regions if r not in released])
+    # Stubbing changed line numbers: find the solved regions again in the copy (a file may
+    # hold regions of this assignment and of earlier ones).
+    released_ids = {r.task for r in released}
+    regions_mod.unmark(out, [r for r in regions_mod.scan(out, course.settings.sources)
+                             if r.task not in released_ids])
     check_python_compiles(out, stubbed)
     solved_ids = {r.task for r in all_regions} - {r.task for r in released}
     changed_notebooks = scrub_notebooks(course, out, released, tasks + later, later_ids,
