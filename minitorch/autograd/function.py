@@ -60,11 +60,13 @@ class FunctionCtx:
 
     def save_for_forward(self, *tensors):
         """Keep tensors (or None) for ``jvp``, which reads them from ``ctx.saved_tensors``
-        (chapter 12)."""
+        (chapter 12).  Anything else is refused, with PyTorch's AssertionError
+        ("save_for_forward expects all arguments to be tensors; you should save
+        non-tensors as attributes on ctx")."""
         ### BEGIN SOLUTION 6.8
         for i, t in enumerate(tensors):
             if not (t is None or isinstance(t, Tensor)):
-                raise TypeError(
+                raise AssertionError(        # PyTorch's type for this error
                     f"save_for_forward expects all arguments to be tensors; you should "
                     f"save non-tensors as attributes on ctx: argument {i} is "
                     f"{type(t).__name__}")

@@ -61,9 +61,9 @@ def checkpoint(function, *args, use_reentrant=None, context_fn=noop_context_fn,
         if context_fn is not noop_context_fn or debug:
             raise ValueError("Passing `context_fn` or `debug` is only supported when "
                              "use_reentrant=False.")
-        return CheckpointFunction.apply(function, preserve_rng_state, *args, **kwargs) \
-            if not kwargs else _reentrant_with_kwargs(function, preserve_rng_state, args,
-                                                       kwargs)
+        if kwargs:          # as PyTorch: the reentrant variant passes positional ones only
+            raise ValueError("Unexpected keyword arguments: " + ",".join(kwargs))
+        return CheckpointFunction.apply(function, preserve_rng_state, *args)
     frame = _Frame(function, args, kwargs, preserve_rng_state,
                    determinism_check == "default", context_fn)
     forward_context, _ = context_fn()
@@ -150,10 +150,9 @@ class _Frame:
 
 
 def _refuse_unpack(tensor):
-    """The unpack hook of the recomputation: nothing may unpack what it saves."""
-    ### BEGIN SOLUTION 14.1
+    """The unpack hook of the recomputation: nothing unpacks what it saves (those tensors
+    are only caught), so it just hands a tensor back."""
     return tensor
-    ### END SOLUTION 14.1
 
 
 @contextlib.contextmanager
@@ -219,13 +218,6 @@ class CheckpointFunction(Function):
                       for i in range(len(inputs)))
         return (None, None) + grads
         ### END SOLUTION 14.1
-
-
-def _reentrant_with_kwargs(function, preserve_rng_state, args, kwargs):
-    """``CheckpointFunction`` takes positional arguments only: bind the keyword ones."""
-    ### BEGIN SOLUTION 14.1
-    return CheckpointFunction.apply(lambda *a: function(*a, **kwargs), preserve_rng_state, *args)
-    ### END SOLUTION 14.1
 
 
 # ----- sequences of modules -------------------------------------------------------------------

@@ -176,6 +176,26 @@ def test_save_for_backward_only_takes_tensors():
 
 
 @pytest.mark.task("6.8")
+def test_save_for_forward_takes_tensors_or_none_only():
+    """PyTorch 2.13 refuses a number with an AssertionError, with or without forward mode."""
+    class Keeper(Function):
+        @staticmethod
+        def forward(ctx, t, extra):
+            ctx.save_for_forward(t, None) if extra is None else ctx.save_for_forward(extra)
+            return t * 2
+
+        @staticmethod
+        def backward(ctx, g):
+            return g * 2, None
+
+    x = minitorch.ones(2, requires_grad=True)
+    assert Keeper.apply(x, None).tolist() == [2.0, 2.0]
+    with pytest.raises(AssertionError, match="save_for_forward expects all arguments to be "
+                       "tensors"):
+        Keeper.apply(x, 3)
+
+
+@pytest.mark.task("6.8")
 def test_mark_dirty_bumps_version_and_rebases_graph():
     class Double(Function):
         @staticmethod

@@ -116,6 +116,8 @@ def test_use_reentrant_must_be_passed_explicitly():
     (lambda x: checkpoint(torch.sin, x, use_reentrant=False, determinism_check="x"),
      ValueError, "determinism_check should be one of ['default', 'none'], but got x"),
     (lambda x: checkpoint(torch.sin, x, use_reentrant=False, foo=1), TypeError, "foo"),
+    (lambda x: checkpoint(lambda a, scale=1.0: a * scale, x, use_reentrant=True, scale=2.0),
+     ValueError, "Unexpected keyword arguments: scale"),
 ])
 def test_errors_as_pytorch(call, error, message):
     with pytest.raises(error) as info:
