@@ -17,7 +17,8 @@ each by the function (or method) it is the body of::
     "GraphTask.send" = "stub"       # left unwritten: the alternative does not use it
 
 A body of ``"stub"`` is the student's stub (it raises ``TaskNotDone``): a helper the
-alternative never calls.  ``selfcheck`` grades each alternative with its task's tests
+alternative never calls.  A function that holds several regions of the task (around a
+given line) takes a list of bodies, one per region.  ``selfcheck`` grades each alternative with its task's tests
 (hidden ones included) and fails unless it scores full marks; ``python -m
 classroom.try_alternatives [TASK ...]`` does only that.
 """
@@ -103,13 +104,15 @@ def edits(course, alternative, task_regions):
     task = course.task(alternative.task)
     changes = []
     for function, code in alternative.bodies.items():
-        for region in by_function[function]:
-            if code.strip() == "stub":
-                body = regions_mod.stub_lines(task, region.indent)
-            elif len(by_function[function]) > 1:
-                raise CourseError(f"{label}: {function} holds several regions of the task")
-            else:
-                body = regions_mod.reindent(code, region.indent)
+        found = by_function[function]
+        codes = code if isinstance(code, list) else [code] * len(found)
+        if len(codes) != len(found) or (not isinstance(code, list) and len(found) > 1
+                                        and code.strip() != "stub"):
+            raise CourseError(f"{label}: {function} holds {len(found)} regions of the task: "
+                              f"give a list of {len(found)} bodies, one per region")
+        for region, text in zip(found, codes):
+            body = (regions_mod.stub_lines(task, region.indent) if text.strip() == "stub"
+                    else regions_mod.reindent(text, region.indent))
             changes.append((region, body))
     return changes
 
