@@ -35,7 +35,7 @@ def test_an_edge_to_the_third_output_of_a_node():
     assert (c * 1).grad_fn.next_functions[0] == (c.grad_fn, 2)
 
 
-@pytest.mark.task("4.4")
+@pytest.mark.task("4.2")
 def test_the_gradient_of_a_third_output_reaches_its_place():
     x = minitorch.tensor([3.0, 1.0, 2.0], requires_grad=True)
     a, b, c = x.unbind(0)
@@ -72,14 +72,14 @@ def test_a_node_reached_three_times_gets_the_sum_of_three_gradients():
     np.testing.assert_allclose(gx.numpy(), np.exp([1.0, 2.0]) * (5 + np.cos(np.exp([1.0, 2.0]))))
 
 
-@pytest.mark.task("4.4")
+@pytest.mark.task("4.2")
 def test_a_leaf_used_by_two_roots_of_one_backward_gets_both():
     x = minitorch.tensor([1.0, 2.0], requires_grad=True)
     minitorch.autograd.backward([(x * 2).sum(), (x * 3).sum()])
     assert x.grad.tolist() == [5.0, 5.0]
 
 
-@pytest.mark.task("4.4")
+@pytest.mark.task("4.2")
 def test_float32_gradients_accumulate_in_float32():
     x = minitorch.tensor([1.0, 2.0], dtype=minitorch.float32, requires_grad=True)
     for _ in range(3):
@@ -177,3 +177,15 @@ def test_a_hook_that_changes_the_dtype_is_refused():
     u.register_hook(lambda g: g.double())
     with pytest.raises(RuntimeError, match="changed the type of value"):
         u.sum().backward()
+
+
+@pytest.mark.task("4.4")
+def test_accumulate_grad_keeps_the_first_gradient_s_dtype_and_adds_in_place():
+    from minitorch.autograd.graph import accumulate_grad
+    x = minitorch.tensor([1.0, 2.0], dtype=minitorch.float32, requires_grad=True)
+    with minitorch.no_grad():
+        accumulate_grad(x, minitorch.tensor([0.25, 0.5], dtype=minitorch.float32), owned=False)
+        first = x.grad
+        accumulate_grad(x, minitorch.tensor([0.25, 0.5], dtype=minitorch.float32), owned=True)
+    assert x.grad is first and x.grad.dtype == minitorch.float32
+    assert x.grad.tolist() == [0.5, 1.0]

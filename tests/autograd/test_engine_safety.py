@@ -423,6 +423,7 @@ def test_retained_and_captured_gradients_keep_their_values():
     assert not np.shares_memory(gy._data, gx._data)
 
 
+@pytest.mark.task("4.2")
 def test_accumulating_into_an_existing_grad_keeps_it_apart_from_the_new_gradient():
     a, b = _leaves((3,), (3,))
     a.grad = torch.zeros(3)
@@ -438,6 +439,7 @@ def test_accumulating_into_an_existing_grad_keeps_it_apart_from_the_new_gradient
     assert seed.tolist() == [1.0, 1.0, 1.0]
 
 
+@pytest.mark.task("4.2")
 def test_autograd_grad_results_are_apart_from_every_grad():
     a, b = _leaves((3,), (3,))
     ga, gb = torch.autograd.grad((a + b).sum(), [a, b])
@@ -449,6 +451,7 @@ def test_autograd_grad_results_are_apart_from_every_grad():
     assert ga.tolist() == [1.0, 1.0, 1.0] and gb.tolist() == [1.0, 1.0, 1.0]
 
 
+@pytest.mark.task("4.2")
 def test_the_first_gradient_under_create_graph_is_a_copy_of_the_seed():
     a, = _leaves((3,))
     seed = torch.ones(3)
