@@ -23,6 +23,7 @@ STATUS_WORDS = {"pass": "pass", "fail": "FAIL", "not-done": "not done", "blocked
 class CheckResult:
     scores: dict
     problems: list
+    output: str = ""            # pytest's own output (check -v)
 
     @property
     def passed(self):
@@ -81,7 +82,7 @@ def check_environment():
             "the course's .venv), or `pip install -r requirements.txt` in this environment.")
 
 
-def run_check(task_ids=(), root=None):
+def run_check(task_ids=(), root=None, verbose=False):
     check_environment()
     course = course_mod.load(root)
     tasks = course.select(task_ids) if task_ids else default_tasks(course)
@@ -90,7 +91,7 @@ def run_check(task_ids=(), root=None):
     files = runner.task_test_files(course.root, settings.tests, ids)
     options = runner.RunOptions(package=settings.package, test_timeout=settings.test_timeout,
                                 run_timeout=settings.run_timeout,
-                                memory_limit_mb=settings.memory_limit_mb)
+                                memory_limit_mb=settings.memory_limit_mb, verbose=verbose)
     run = runner.run_tests(course.root, files, ids, options)
     expected = dict(run.collected)
     for path, why in run.collect_errors.items():
@@ -101,7 +102,7 @@ def run_check(task_ids=(), root=None):
     for task_id in still_stubbed(course, [i for i, sc in scores.items()
                                           if sc.status == "blocked"]):
         scores[task_id].status = "not-done"     # (an earlier stub stopped it first)
-    return CheckResult(scores, run.problems)
+    return CheckResult(scores, run.problems, run.output)
 
 
 def still_stubbed(course, task_ids):
@@ -133,6 +134,7 @@ def format_lines(result):
         line = f"{task.id:>6}  {title:<{width}}  {status:<8}  {score.passed}/{score.total}"
         if score.status == "fail":
             line += f"  {runner.test_name(score.failing_test)}: {score.first_failure}"
+            line += "".join(f"\n{'':>8}| {detail}" for detail in _new_details(score))
         elif score.status == "not-done":
             line += "  write it between its markers"
         elif score.status == "blocked":
@@ -145,11 +147,25 @@ def format_lines(result):
     return lines
 
 
-def check(*task_ids, root=None, file=None):
+def _new_details(score):
+    """A failing task's detail lines, unless its one line already says all of them."""
+    details = list(score.details)
+    said = " ".join(score.first_failure.split())
+    if all(" ".join(d.split()) in said for d in details):
+        return []
+    return details
+
+
+def check(*task_ids, root=None, file=None, verbose=False):
     """Run the tests of ``task_ids`` (all of the assignment's when none is given),
-    print one line per task, and return a ``CheckResult`` (true when all pass)."""
-    result = run_check(task_ids, root)
+    print one line per task (a failing task's line is followed by what its first
+    failure compared), and return a ``CheckResult`` (true when all pass).  With
+    ``verbose``, pytest's whole output comes first, every traceback in full."""
+    result = run_check(task_ids, root, verbose=verbose)
     out = file or sys.stdout
+    if verbose and result.output:
+        print(result.output.rstrip("\n"), file=out)
+        print(file=out)
     for line in format_lines(result):
         print(line, file=out)
     return result

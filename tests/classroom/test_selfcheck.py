@@ -3,27 +3,35 @@ a wrong answer the tests miss, or a task without tests."""
 
 import pytest
 
-from classroom import course as course_mod, regions, selfcheck
+from classroom import course as course_mod, regions, selfcheck, workflow
 from classroom.course import CourseError
 from classroom.grade import Grader, Job
 
 
 def test_the_fixture_course_passes_selfcheck(course):
     said = []
-    findings = selfcheck.selfcheck(course, jobs=2, say=said.append)
+    findings = selfcheck.selfcheck(course, jobs=2, say=said.append,
+                                   environments=workflow.ThisEnvironment())
     assert [f.what for f in findings if not f.ok] == []
     text = "\n".join(said)
     for expected in ("the solution, a1 (traced): full marks",
                      "release a1: scores 0 on every task",
-                     "release a2: `check`: every task is reported as not done",
+                     "release a2: `check`, and its workflow in a fresh environment: `check` "
+                     "reports every task as not done; its 1 workflow steps, in a fresh "
+                     "environment (the course's own environment, not a fresh one), give 0 "
+                     "points, as `check` does",
+                     "release a1 with its tasks solved: `check`, and its workflow in a fresh "
+                     "environment: `check` passes every task; its 3 workflow steps, in a "
+                     "fresh environment (the course's own environment, not a fresh one), "
+                     "give 8 points, as `check` does",
+                     "task 1.3: its stub points at section 'Warming up', where the chapter "
+                     "explains it",
                      "task 1.1, region 1 (minigrad/engine.py, lines 25-31) runs in its task's "
                      "tests",
                      "walk a1: after 1.2 (2 of 3 written): full marks; 01_engine.ipynb runs "
                      "up to the stubs of later tasks ['1.3']",
                      "walk a1: after 1.3 (3 of 3 written): full marks; 01_engine.ipynb runs "
-                     "to the end; its workflow gives each of its 3 task steps its points (8)",
-                     "release a1: its workflow (.github/workflows/classroom.yml): gives its 3 "
-                     "task steps 0 points",
+                     "to the end",
                      "walk a2: after 2.1 (1 of 1 written): full marks; no chapter notebook",
                      "every test is marked with the latest task (in the syllabus) whose code "
                      "it runs",
