@@ -380,6 +380,9 @@ def planned_runs(course, grader, grouped, scratch, note, chosen=None, environmen
                      "workflow in a fresh environment",
                      lambda out=out, tasks=tasks, name=assignment.name: _solved_release_check(
                          course, out, tasks, scratch / f"solved-{name}", environments)))
+        if assignment.name in make_test_assignments(course):
+            runs.append((f"release {assignment.name}: its own `make test`",
+                         lambda out=out: release_make_test(out)))
         runs += walk_runs(course, grader, assignment, out, tasks)
     try:
         answers = load_wrong_answers(course)
@@ -565,6 +568,64 @@ def _filling(course, release_dir, filled):
 def grading_run(grader, label, job, prepare, judge):
     """A run that grades ``job`` (its workspace made by ``prepare``) and judges the scores."""
     return label, lambda: judge(grader.run(job, prepare=prepare)[0])
+
+
+MAKE_TEST_TIMEOUT = 3600     # seconds for a release's whole `make test`
+
+
+def make_test_assignments(course):
+    """The releases whose own ``make test`` selfcheck runs: the first assignment's (every
+    task a stub: a test that fails, rather than skips, at any task's stub fails there) and
+    the last one's (every earlier task solved: almost every notebook runs to its end).
+    The ones between hold no stub the first does not, and no solved region the last
+    does not; each ``make test`` costs minutes, so they are left out."""
+    names = [a.name for a in course.assignments]
+    return set(names[:1] + names[-1:])
+
+
+def release_make_test(out):
+    """``(ok, detail)``: an untouched release's own ``make test`` (its Makefile, its
+    tests, its notebooks under nbval) passes, unfinished tasks reported as skips.  It
+    runs with this environment in place of the one ``make setup`` would make in the
+    release (the same requirements: the set-up stamps must agree), and with the release
+    first on the import path (this environment's ``minitorch`` is the course's own)."""
+    venv = pathlib.Path(sys.prefix)
+    if not (venv / "bin" / "python").exists() or sys.prefix == sys.base_prefix:
+        return False, "selfcheck must run in the course's virtual environment (make selfcheck)"
+    stamp = venv / ".requirements-stamp"
+    if (pathlib.Path(out) / "requirements.txt").is_file() and stamp.is_file() and \
+            stamp.read_text().strip() != _requirements_stamp(out):
+        return False, ("the release's requirements.txt or pyproject.toml differ from what this "
+                       "environment was set up with: run make setup, then selfcheck again")
+    variables = workflow.clean_variables()
+    variables["PYTHONPATH"] = str(out)
+    command = ["make", "-o", "setup", "test", f"VENV={os.path.relpath(venv, out)}"]
+    try:
+        done = subprocess.run(command, cwd=out, env=variables, capture_output=True,
+                              text=True, timeout=MAKE_TEST_TIMEOUT)
+    except subprocess.TimeoutExpired:
+        return False, f"did not finish in {MAKE_TEST_TIMEOUT} s"
+    output = done.stdout + done.stderr
+    summary = [line.strip("= ") for line in output.splitlines()
+               if re.match(r"^=* ?\d+ (passed|failed|skipped|errors?)\b", line)]
+    if done.returncode == 0:
+        return True, f"passes ({summary[-1] if summary else 'no summary'})"
+    failed = [line for line in output.splitlines() if line.startswith(("FAILED", "ERROR"))]
+    return False, (f"fails (exit {done.returncode}): " + "; ".join(failed[:6])
+                   + (f" ... and {len(failed) - 6} more" if len(failed) > 6 else "")
+                   + (f" ({summary[-1]})" if summary else "") if failed else output[-600:])
+
+
+def _requirements_stamp(root):
+    """What scripts/setup.sh writes into .venv/.requirements-stamp for ``root``'s
+    requirements (this Python, requirements.txt and pyproject.toml)."""
+    import hashlib
+    digest = hashlib.sha256(sys.version.encode())
+    for name in ("requirements.txt", "pyproject.toml"):
+        path = pathlib.Path(root) / name
+        if path.is_file():
+            digest.update(path.read_bytes())
+    return digest.hexdigest()
 
 
 def _student_tests_collect(out):

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import pathlib
 import sys
 
 from classroom import course as course_mod, runner
@@ -73,18 +74,43 @@ def environment_problems(python_version=None, find_spec=None):
     return problems
 
 
-def check_environment():
+def missing_requirements(root):
+    """The distributions ``requirements-check.txt`` (in ``root``) lists that this Python
+    does not have (a line with an environment marker is left to pip)."""
+    import importlib.metadata
+    from classroom.workflow import REQUIREMENTS_PATH, _distribution
+    path = pathlib.Path(root) / REQUIREMENTS_PATH
+    if not path.is_file():
+        return []
+    missing = []
+    for line in path.read_text(encoding="utf-8").splitlines():
+        name = _distribution(line)
+        if name is None or ";" in line:
+            continue
+        try:
+            importlib.metadata.version(name)
+        except importlib.metadata.PackageNotFoundError:
+            missing.append(name)
+    return missing
+
+
+def check_environment(root=None):
     problems = environment_problems()
+    missing = missing_requirements(root) if root is not None else []
+    if missing:
+        problems.append(f"{', '.join(missing)} (from requirements-check.txt) "
+                        f"{'are' if len(missing) > 1 else 'is'} not installed")
     if problems:
         raise EnvironmentNotReady(
             f"this Python ({sys.executable}) is not the course's environment: "
-            + "; ".join(problems) + ". Run `make setup` and then `make check` (which use "
-            "the course's .venv), or `pip install -r requirements.txt` in this environment.")
+            + "; ".join(problems) + ". Run `make setup-check` (only what `check` needs, "
+            "fast) or `make setup` (the whole book), then `make check`; or `pip install -r "
+            "requirements-check.txt` in this environment.")
 
 
 def run_check(task_ids=(), root=None, verbose=False):
-    check_environment()
     course = course_mod.load(root)
+    check_environment(course.root)
     tasks = course.select(task_ids) if task_ids else default_tasks(course)
     ids = [t.id for t in tasks]
     settings = course.settings

@@ -3,6 +3,7 @@ course's tests import, and selfcheck runs it in a fresh virtual environment made
 nothing but what the workflow installs."""
 
 import pathlib
+import re
 import shutil
 import sys
 
@@ -45,8 +46,9 @@ def test_the_workflow_file_says_what_it_installs_and_runs(release_a1):
 
 
 def _with_install(folder, command):
+    """The folder's workflow, with its install step's command replaced by ``command``."""
     path = folder / workflow.WORKFLOW_PATH
-    path.write_text(path.read_text().replace(workflow.SETUP_COMMAND, command))
+    path.write_text(re.sub(r"(?m)^(\s+run: ).*$", lambda m: m[1] + command, path.read_text()))
 
 
 def test_a_fresh_environment_runs_the_workflows_own_steps_with_its_own_python(release_a1,
