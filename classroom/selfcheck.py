@@ -2,13 +2,18 @@
 
 Run in CI.  It checks that
 
-* the markers pair up, every task has a region and every region a task;
+* the markers pair up, every task has a region and every region a task, and each
+  task's stub points at the section of its chapter that explains it;
 * every task has tests (``@pytest.mark.task("<id>")``), and the solution scores
   full marks on every task (hidden tests included);
-* every assignment's release scores 0 on its tasks, its own ``check`` reports
-  each of them as not done, its test suite loads with the tasks still stubbed
-  (so a student's ``make test`` runs), and nothing in it shows a released
-  region's lines;
+* every assignment's release scores 0 on its tasks, its own ``check`` reports each
+  of them as not done, its test suite loads with the tasks still stubbed (so a
+  student's ``make test`` runs), and nothing in it shows a released region's
+  solution, even under other names (``classroom.similarity``);
+* every release's GitHub workflow, run in a fresh virtual environment made from
+  what the workflow installs, gives 0 points on the release and every task's
+  points once the tasks are written, as ``check`` does; and the first and last
+  releases pass their own ``make test``;
 * no region is dead code: with just that region replaced by a ``raise``, its
   task loses points;
 * every plausible wrong answer in the instructor's files loses points on its

@@ -3,28 +3,34 @@ in a student's copy.
 
 A person who copies code renames its variables, re-indents it, joins or splits lines
 and drops its comments; what stays is the shape of the code and the names it cannot
-change (the methods and attributes it calls, the keywords, the builtins, the numbers).
-So code is compared as a stream of *normalised tokens*:
+change (the methods and attributes it calls, the keyword arguments it passes, the
+keywords, the builtins, the numbers).  So code is compared as a stream of *normalised
+tokens*:
 
 * every text is cut into Python tokens by a forgiving tokenizer (it reads code,
-  printed code in a notebook's output and code quoted in prose alike, and never
-  fails on a fragment); comments and whitespace, line breaks included, are dropped;
+  printed code in a notebook's output, code quoted in prose, and never fails on a
+  fragment); REPL prompts, comments and whitespace, line breaks included, are dropped;
+  an HTML output loses its tags first;
 * a name is kept when it is a Python keyword or builtin (``return``, ``None``,
-  ``len``) or follows a dot (an attribute or method: ``.mm``, ``.saved_tensors``);
-  any other name becomes ``_`` (so ``grad_q = (d @ k) * ctx.scale`` and
-  ``gq = (ds @ key) * ctx.scale`` are the same tokens);
+  ``len``), follows a dot (an attribute or method: ``.mm``, ``.saved_tensors``) or
+  names a keyword argument (``keepdim=``); any other name becomes ``_``, and remembers
+  how far back the same name was last used, so that two runs of tokens match only when
+  their names repeat the same way (a consistent renaming: Baker's parameterised
+  matching).  ``grad_q = (d @ k) * ctx.scale`` and ``gq = (ds @ key) * ctx.scale`` are
+  the same; ``for u in range(k): for v in range(k)`` and ``for i in range(h): for j in
+  range(w)`` are not;
 * a string literal becomes one ``STR`` token (messages get rephrased); numbers and
   operators stay as they are.
 
-A *fragment* is a run of at least ``RUN_TOKENS`` tokens that a solution and a text
-share.  Short common code (``return x``, ``if b is not None else None``) is shorter
-than that, and a fragment that also appears in ``IDIOM_FILES`` or more files of the
-course's code outside the regions is an idiom (the way the package's Functions
-read), not a solution.  A text *shows* a solution when its fragments cover at least
-``LEAK_TOKENS`` of the solution's tokens, or half of them for a solution shorter
-than ``2 * LEAK_TOKENS`` tokens (a three-line answer that appears whole is a leak).
-``tests/classroom/test_similarity.py`` pins these thresholds down: renamed copies
-are caught, the book's short common lines are not.
+A *shared run* is at least ``RUN_TOKENS`` tokens that a solution and a text both have, in
+a row; runs less than ``GAP_TOKENS`` apart in the text are one place.  A text *shows* a
+solution when one place covers all of a short solution, half of a longer one and
+``LEAK_TOKENS`` of a long one, never fewer than ``SHORT_LEAK_TOKENS`` (unless that is the
+whole solution): short common code (``return x``, ``if b is not None else None``) never
+counts.  A run that the course's own code outside the regions uses ``IDIOM_PLACES`` times
+or more is an idiom (the way the package's Functions read), not a solution.
+``tests/classroom/test_similarity.py`` pins these thresholds down: renamed copies are
+caught, short common lines and same-shaped code with other names are not.
 """
 
 from __future__ import annotations

@@ -67,6 +67,12 @@ def test_the_book_builds_from_stored_outputs_and_a_readme_says_how_to_work(relea
     readme = (out / "README.md").read_text()
     assert "| 1.2 | accumulating gradients | 1, Accumulation | 3 | 1.1 |" in readme
     assert "python -m classroom check" in readme
+    assert "make setup-check" in readme and "run `make setup` once" in readme
+    assert "check -v" in readme and "NotImplementedError" not in readme
+    engine = (out / "minigrad" / "engine.py").read_text()
+    example = readme.split("```python\n")[1].split("```")[0]
+    assert "raise TaskNotDone(" in example
+    assert example in engine               # the stub the README shows is the source's own
     assert (out / "README_BOOK.md").read_text().startswith("# Minigrad")
     assert json.loads((out / "classroom" / "release.json").read_text())["assignment"] == "a1"
 
