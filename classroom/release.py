@@ -267,9 +267,9 @@ missing piece is a *task*, marked in the source like this:
 ```
 
 Replace the stub (the import and the `raise`) with your code, **between the two marker
-lines**, and keep the markers: grading finds your code by them. Keep all of a task's code between its markers
-(a helper you need goes there too). The stub's message names the chapter, its notebook
-and the section that explains what the code has to do. (`TaskNotDone` is not an
+lines**, and keep the markers: grading finds your code by them. Keep all of a task's code
+between its markers (a helper you need goes there too). The stub's message names the
+chapter, its notebook and the section that explains what the code has to do. (`TaskNotDone` is not an
 `Exception`: no `except Exception` in the tests or in your code catches it by accident.)
 
 ## Getting started
@@ -307,9 +307,9 @@ that reaches one says so ("... it comes with assignment ...").
 ## Checking your work
 
 ```bash
-make check                        # every task of this assignment, one line each
-make check TASKS="{marker}"             # just one (or several: TASKS="4.1 4.2")
-.venv/bin/python -m classroom check -v {marker}   # the same, with pytest's whole output
+make check                    # every task of this assignment, one line each
+make check TASKS="{marker}"        # just one (or several: TASKS="4.1 4.2")
+.venv/bin/python -m classroom check -v {marker}    # with pytest's whole output
 ```
 
 From a notebook cell: `from classroom import check; check("{marker}")`.

@@ -222,9 +222,10 @@ def fresh_environment(folder, where):
     text = (pathlib.Path(folder) / WORKFLOW_PATH).read_text(encoding="utf-8")
     version = python_version(text)
     interpreter = find_python(version) if version else None
-    note = "" if interpreter or not version else (
-        f"Python {version} is not on this machine: used {sys.version_info[0]}."
-        f"{sys.version_info[1]}")
+    this = f"{sys.version_info[0]}.{sys.version_info[1]}"
+    note = (f"Python {version}" if interpreter else
+            f"Python {version} is not on this machine: used {this}" if version else
+            f"Python {this}")
     where = pathlib.Path(where)
     done = subprocess.run([interpreter or sys.executable, "-m", "venv", str(where)],
                           capture_output=True, text=True, timeout=600)
