@@ -150,3 +150,21 @@ def test_regions_for_an_unknown_task_fail_selfcheck(fresh_course):
                             lambda ok, what: found.append((ok, what)))
     failed = [what for ok, what in found if not ok]
     assert failed[0].startswith("regions marked for task 2.7, which tasks.toml does not list")
+
+
+def test_a_stub_that_points_at_the_wrong_section_fails_selfcheck(fresh_course):
+    """The state the course was in: task 5.1's stub named the section after the one that
+    explains it (its "Course task 5.1" box)."""
+    tasks = fresh_course / "classroom" / "tasks.toml"
+    text = tasks.read_text()
+    tasks.write_text(text.replace('section = "Warming up"', 'section = "Accumulation"')
+                     .replace('section = "Counting"', 'section = "Counting edges"'))
+    found = []
+    selfcheck.check_sections(course_mod.load(fresh_course), lambda ok, what: found.append(
+        (ok, what)))
+    assert found == [
+        (False, "task 1.1: its section 'Counting edges' is no heading of book/01_engine.ipynb"),
+        (True, "task 1.2: its stub points at section 'Accumulation', where the chapter "
+               "explains it"),
+        (False, "task 1.3: its \"Course task 1.3\" box is under 'Warming up', not in "
+                "section 'Accumulation': point `section` at the section that explains it")]
