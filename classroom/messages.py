@@ -139,7 +139,7 @@ def describe_exception(error, traceback_entries=(), root=None):
         leaf, AssertionError) else ""))
 
 
-MAX_DETAIL_LINES = 8
+MAX_DETAIL_LINES = 10
 MAX_DETAIL_WIDTH = 160
 _NUMPY_VALUES = ("ACTUAL:", "DESIRED:", "x:", "y:")
 
@@ -147,13 +147,13 @@ _NUMPY_VALUES = ("ACTUAL:", "DESIRED:", "x:", "y:")
 def _assertion_lines(text):
     """The lines of an assertion's message worth reading, in order.  numpy's testing
     functions write a header, the first mismatches ``[2]: 4.0 (ACTUAL), 3.0 (DESIRED)``,
-    counts and differences, then both arrays: keep the header, the mismatches and the
+    counts and differences, then both arrays: keep the header, the first two mismatches and the
     arrays (three lines each), so the values come before the statistics."""
     lines = [line.rstrip() for line in text.splitlines() if line.strip()]
     if not any(line.strip().startswith(_NUMPY_VALUES) for line in lines):
         return lines
     header = [lines[0]]
-    mismatches = [line for line in lines if "(ACTUAL)" in line][:3]
+    mismatches = [line for line in lines if "(ACTUAL)" in line][:2]
     arrays, current = [], None
     for line in lines:
         if line.strip().startswith(_NUMPY_VALUES):
