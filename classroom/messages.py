@@ -147,8 +147,8 @@ _NUMPY_VALUES = ("ACTUAL:", "DESIRED:", "x:", "y:")
 def _assertion_lines(text):
     """The lines of an assertion's message worth reading, in order.  numpy's testing
     functions write a header, the first mismatches ``[2]: 4.0 (ACTUAL), 3.0 (DESIRED)``,
-    counts and differences, then both arrays: keep the header, the first two mismatches and the
-    arrays (three lines each), so the values come before the statistics."""
+    counts and differences, then both arrays: keep the header, the first two mismatches
+    and the arrays (three lines each), so the values come before the statistics."""
     lines = [line.rstrip() for line in text.splitlines() if line.strip()]
     if not any(line.strip().startswith(_NUMPY_VALUES) for line in lines):
         return lines
