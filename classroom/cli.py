@@ -41,6 +41,8 @@ def build_parser():
     check = commands.add_parser("check", help="run the tests of some tasks (students)")
     check.add_argument("task_ids", nargs="*", metavar="TASK",
                        help="task ids (default: every task of this copy)")
+    check.add_argument("-v", "--verbose", action="store_true",
+                       help="also print pytest's whole output (every failure's traceback)")
 
     grade = commands.add_parser(
         "grade", help="grade a folder of submissions (or `grade merge` shards' CSV files)")
@@ -145,7 +147,7 @@ def run_release(course, args):
 
 def run_check(course, args):
     from classroom import student_check
-    result = student_check.check(*args.task_ids, root=course.root)
+    result = student_check.check(*args.task_ids, root=course.root, verbose=args.verbose)
     return 0 if result else 1
 
 

@@ -51,7 +51,7 @@ class Task:
                     f"assignment {self.assignment}, in chapter {self.chapter}.")
         where = f" ({self.file})" if self.file else ""
         return (f"Task {self.id} ({self.title}) is not done yet: write it between its "
-                f"markers, as chapter {self.chapter}{where}, section {self.section}, "
+                f"markers, as chapter {self.chapter}{where}, section “{self.section}”, "
                 f"explains, and check it with python -m classroom check {self.id}.")
 
 
