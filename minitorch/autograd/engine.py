@@ -414,12 +414,12 @@ def _checked_tensor(hook, value, old):
     if old is None:
         raise RuntimeError("can't replace a None gradient with a non-None value: this "
                            "gradient did not arrive, so the hook must return None for it.")
-    if value._data.dtype != old._data.dtype:
+    if value.dtype != old.dtype:
         raise RuntimeError(f"hook '{_hook_name(hook)}' has changed the type of value (was "
                            f"torch.{old.dtype.type_name}Tensor got torch."
                            f"{value.dtype.type_name}Tensor). Return a gradient of the "
                            "dtype it was given.")
-    if value._data.shape != old._data.shape:
+    if tuple(value.shape) != tuple(old.shape):
         raise RuntimeError(f"hook '{_hook_name(hook)}' has changed the size of value: it "
                            f"returned shape {list(value.shape)} for a gradient of shape "
                            f"{list(old.shape)}. Return a gradient of the same shape.")

@@ -555,9 +555,8 @@ def _record(ctx, args, outputs):
     """Everything step 3 does for a Function: check, link, describe, save."""
     ### BEGIN SOLUTION 6.8
     _check_in_place(ctx)
-    link_into_graph(ctx, args, outputs)
-    _mark_views_of_inputs(ctx, args, outputs)
-    _describe_inputs_and_outputs(ctx, args, outputs)
+    for step in (link_into_graph, _mark_views_of_inputs, _describe_inputs_and_outputs):
+        step(ctx, args, outputs)
     save_and_mark_dirty(ctx, outputs)
     ### END SOLUTION 6.8
 

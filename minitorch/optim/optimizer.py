@@ -297,12 +297,11 @@ def _cast_like(param, key, value):
     that already has it is used as it is, not copied."""
     ### BEGIN SOLUTION 9.1
     if isinstance(value, Tensor):
-        if key != "step" and param.is_floating_point():
-            return value.to(param.dtype)
-        return value
+        keep = key == "step" or not param.is_floating_point()
+        return value if keep else value.to(param.dtype)
     if isinstance(value, dict):
-        return {k: _cast_like(param, k, v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return type(value)(_cast_like(param, key, v) for v in value)
+        return dict((k, _cast_like(param, k, v)) for k, v in value.items())
+    if isinstance(value, (tuple, list)):
+        return type(value)([_cast_like(param, key, item) for item in value])
     return value
     ### END SOLUTION 9.1

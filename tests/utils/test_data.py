@@ -33,9 +33,9 @@ def describe(x):
     if isinstance(x, torch.Tensor):
         return ("tensor", str(x.dtype).split(".")[-1], x.tolist())
     if isinstance(x, dict):
-        return (type(x).__name__, {k: describe(v) for k, v in x.items()})
+        return (type(x).__name__, dict(zip(x, map(describe, x.values()))))
     if isinstance(x, (list, tuple)):
-        return (type(x).__name__, [describe(v) for v in x])
+        return (type(x).__name__, list(map(describe, x)))
     return x
 
 

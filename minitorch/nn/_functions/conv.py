@@ -23,7 +23,6 @@ gradients (``create_graph=True``, ``gradgradcheck``) work to any order.
 The same code serves 1, 2 (and 3) spatial dimensions.
 """
 
-import itertools
 import math
 from collections import namedtuple
 
@@ -130,12 +129,13 @@ def input_grad_array(g, w, input_shape, geometry):
         cols = (_as_rows(g[:, cout]) @ wg.reshape(wg.shape[0], -1)).reshape(
             (g.shape[0],) + tuple(out) + wg.shape[1:])
         cols = np.moveaxis(cols, 1 + n, 1)                  # (batch, c, *out, *kernel)
-        for k in itertools.product(*(range(size) for size in kernel)):
-            where = tuple(slice(i * d, i * d + s * (o - 1) + 1, s) for i, d, s, o in
+        for k in np.ndindex(*kernel):
+            # kernel offset k read o places per dim, s apart, from i * d on
+            where = tuple(slice(i * d, i * d + s * o, s) for i, d, s, o in
                           zip(k, geometry.dilation, geometry.stride, out))
             gxp[(slice(None), cin) + where] += cols[(Ellipsis,) + k]
-    inner = tuple(slice(b, b + size) for size, (b, _) in zip(input_shape[2:], geometry.padding))
-    return np.ascontiguousarray(gxp[(slice(None), slice(None)) + inner])
+    crop = tuple(slice(b, -a or None) for b, a in geometry.padding)
+    return gxp[(slice(None), slice(None)) + crop].copy()
     ### END SOLUTION 11.3
 
 

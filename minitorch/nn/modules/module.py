@@ -64,11 +64,9 @@ def register_module_forward_pre_hook(hook):
     Like a module's own pre-hook, a non-None return value replaces the
     positional arguments (a single value is wrapped in a tuple).
     """
-    ### BEGIN SOLUTION 8.1
     handle = RemovableHandle(_global_forward_pre_hooks)
     _global_forward_pre_hooks[handle.id] = hook
     return handle
-    ### END SOLUTION 8.1
 
 
 def register_module_forward_hook(hook, *, with_kwargs=False, always_call=False):
@@ -89,20 +87,16 @@ def register_module_forward_hook(hook, *, with_kwargs=False, always_call=False):
 
 def register_module_full_backward_hook(hook):
     """Run ``hook(module, grad_input, grad_output)`` in the backward of *every* module."""
-    ### BEGIN SOLUTION 8.1
     handle = RemovableHandle(_global_backward_hooks)
     _global_backward_hooks[handle.id] = hook
     return handle
-    ### END SOLUTION 8.1
 
 
 def register_module_full_backward_pre_hook(hook):
     """Run ``hook(module, grad_output)`` when the gradients of *every* module's outputs are ready."""
-    ### BEGIN SOLUTION 8.1
     handle = RemovableHandle(_global_backward_pre_hooks)
     _global_backward_pre_hooks[handle.id] = hook
     return handle
-    ### END SOLUTION 8.1
 
 
 # ----- small helpers ----------------------------------------------------------------------
@@ -647,9 +641,8 @@ class Module:
                 param.data = new
                 if param.grad is not None:
                     param.grad = fn(param.grad)
-        for name, buf in self._buffers.items():
-            if buf is not None:
-                self._buffers[name] = fn(buf)
+        self._buffers.update({name: fn(buf) for name, buf in self._buffers.items()
+                              if buf is not None})
         return self
 
     def to(self, *args, **kwargs):

@@ -151,7 +151,7 @@ class BatchSampler(Sampler):
         ``drop_last`` that is not a bool (ValueError "drop_last should be a boolean value, but
         got drop_last=<value>")."""
         ### BEGIN SOLUTION 10.2
-        if not isinstance(batch_size, int) or isinstance(batch_size, bool) or batch_size <= 0:
+        if isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size <= 0:
             raise ValueError("batch_size should be a positive integer value, but got "
                              f"batch_size={batch_size}")
         if not isinstance(drop_last, bool):
