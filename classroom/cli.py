@@ -103,7 +103,7 @@ def run_tasks(course, args):
     if args.json:
         print(json.dumps(tasks_json(course, regions), indent=2))
         return 0
-    lines = {t.id: student_lines(course.root, regions.get(t.id, [])) for t in course.tasks}
+    lines = task_lines(course, regions)
     for task in course.tasks:
         places = ", ".join(r.where() for r in regions.get(task.id, [])) or "NO REGION YET"
         depends = f"  needs {', '.join(task.depends_on)}" if task.depends_on else ""
@@ -116,23 +116,26 @@ def run_tasks(course, args):
     return 0
 
 
-def student_lines(root, task_regions):
-    """The code lines a student writes for a task: the non-blank lines between its
-    markers that are not comments alone."""
-    count = 0
-    for region in task_regions:
-        source = regions_mod.open_source(pathlib.Path(root) / region.path)
-        body = regions_mod.body(source.blocks[region.cell], region.begin, region.end)
-        count += sum(1 for line in body if line.strip() and not line.strip().startswith("#"))
-    return count
+def task_lines(course, regions):
+    """``{task id: code lines a student writes}``, counted in the solution's regions
+    (``regions.code_lines``).  A student's copy holds stubs there (and no markers at all
+    for an earlier assignment's tasks): its counts are the ones ``release`` wrote into
+    its record."""
+    record = course.root / course_mod.RELEASE_FILE
+    stored = {}
+    if record.exists():
+        stored = json.loads(record.read_text(encoding="utf-8")).get("lines", {})
+    return {t.id: stored[t.id] if t.id in stored else
+            regions_mod.code_lines(course.root, regions.get(t.id, [])) for t in course.tasks}
 
 
 def tasks_json(course, regions):
+    lines = task_lines(course, regions)
     return [{"id": t.id, "title": t.title, "chapter": t.chapter, "file": t.file,
              "section": t.section,
              "points": int(t.points) if t.points.is_integer() else t.points,
              "assignment": t.assignment, "depends_on": list(t.depends_on),
-             "kind": t.kind, "lines": student_lines(course.root, regions.get(t.id, [])),
+             "kind": t.kind, "lines": lines[t.id],
              "regions": [r.as_json() for r in regions.get(t.id, [])]}
             for t in course.tasks]
 

@@ -226,9 +226,13 @@ def write_student_files(course, out, assignment, tasks):
     else:
         conftest.write_text(STUDENT_CONFTEST, encoding="utf-8")
     workflow.write(out, tasks)
+    grouped = regions_mod.by_task(regions_mod.scan(course.root, course.settings.sources))
     record = {"assignment": assignment, "tasks": [t.id for t in tasks],
               "later_tasks": [t.id for t in later_tasks(course, assignment)],
-              "source_commit": _commit(course.root)}
+              "source_commit": _commit(course.root),
+              # what `tasks` reports in the copy, where the regions hold stubs
+              "lines": {t.id: regions_mod.code_lines(course.root, grouped.get(t.id, []))
+                        for t in course.tasks}}
     (out / RELEASE_FILE).write_text(json.dumps(record, indent=2) + "\n", encoding="utf-8")
 
 

@@ -257,3 +257,21 @@ def test_a_stubbed_test_is_skipped_before_pytest_writes_its_traceback(release_a1
         "done yet" in done.stdout
     assert "1 passed, 5 skipped" in done.stdout
     assert "tracebacks written: 0" in done.stdout
+
+
+def test_a_release_reports_the_lines_a_student_writes_not_its_stubs(course, release_a1,
+                                                                     capsys):
+    """In a student's copy the regions hold stubs (and an earlier assignment's tasks no
+    markers): `tasks` reports what the solution's regions hold, recorded by the release."""
+    from classroom import cli
+    out, _ = release_a1
+    assert cli.main(["--root", str(course.root), "tasks", "--json"]) == 0
+    expected = {t["id"]: t["lines"] for t in json.loads(capsys.readouterr().out)}
+    assert all(expected.values())
+    assert cli.main(["--root", str(out), "tasks", "--json"]) == 0
+    shown = {t["id"]: t["lines"] for t in json.loads(capsys.readouterr().out)}
+    assert shown == expected
+    stubs = {t.id: regions.code_lines(out, found) for t in course.tasks
+             for found in [regions.by_task(regions.scan(out, course.settings.sources))
+                           .get(t.id, [])]}
+    assert stubs != expected                 # what counting the copy's regions would say
