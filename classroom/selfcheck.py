@@ -587,7 +587,10 @@ def make_test_assignments(course):
     task a stub: a test that fails, rather than skips, at any task's stub fails there) and
     the last one's (every earlier task solved: almost every notebook runs to its end).
     The ones between hold no stub the first does not, and no solved region the last
-    does not; each ``make test`` costs minutes, so they are left out."""
+    does not; each ``make test`` costs minutes, so they are left out.  None when the
+    course has no Makefile (its releases have no ``make test`` to run)."""
+    if not (course.root / "Makefile").is_file():
+        return set()
     names = [a.name for a in course.assignments]
     return set(names[:1] + names[-1:])
 
