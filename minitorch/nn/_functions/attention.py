@@ -19,6 +19,7 @@ array path keeps each step one numpy pass.
 
 import numpy as np
 
+from ..._tensor import Tensor
 from ...ops._common import BuiltinFunction, sum_to_shape, unbroadcast
 
 __all__ = ["ScaledDotProductAttention", "ScaledDotProductAttentionMath", "attention_weights"]
@@ -146,6 +147,16 @@ class ScaledDotProductAttention(BuiltinFunction):
                               key.shape)
         return grad_q, grad_k, grad_v, None, None, None, None
         ### END SOLUTION 15.2
+
+
+    @classmethod
+    def apply(cls, query, key, value, bias, keep, scale, groups):
+        """Under vmap(randomness='different') dropout's mask is a batched tensor, one mask
+        per example (chapter 13); the loop over the examples hands each call its own,
+        which ``forward`` takes as the array it always gets."""
+        if isinstance(keep, Tensor) and getattr(keep, "_value", None) is None:
+            keep = keep._data
+        return super().apply(query, key, value, bias, keep, scale, groups)
 
 
 class ScaledDotProductAttentionMath(ScaledDotProductAttention):
