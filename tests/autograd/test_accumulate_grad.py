@@ -61,12 +61,13 @@ def test_with_grad_mode_on_the_copy_and_the_sum_are_recorded():
 
 
 @pytest.mark.task("4.4")
-def test_a_grad_that_requires_grad_is_replaced_not_changed_in_place():
+def test_a_grad_that_requires_grad_is_added_to_in_place_with_grad_mode_off():
+    # PyTorch 2.13 (tests/autograd/test_engine.py): the same object, its grad_fn kept
     x = leaf()
     g = minitorch.tensor([3.0, 4.0], requires_grad=True)
     accumulate_grad(x, g, owned=False)           # recorded: requires grad
     first = x.grad
     with minitorch.no_grad():
         accumulate_grad(x, minitorch.tensor([1.0, 1.0]), owned=True)
-    assert x.grad is not first and first.tolist() == [3.0, 4.0]
+    assert x.grad is first and first.requires_grad
     assert x.grad.tolist() == [4.0, 5.0]
