@@ -139,6 +139,7 @@ def test_errors(call, error, message):
     assert str(info.value).startswith(message)
 
 
+@pytest.mark.task("16.1")
 @pytest.mark.parametrize("kind", ["RNN", "GRU", "LSTM"])
 def test_each_sequence_runs_as_long_as_it_is(kind):
     """The packed run equals running each sequence alone, at its own length."""
@@ -157,6 +158,7 @@ def test_each_sequence_runs_as_long_as_it_is(kind):
         assert (padded_out[n:, i] == 0).all()
 
 
+@pytest.mark.task("16.1")
 def test_what_the_layers_return_for_a_packed_sequence():
     layer = nn.GRU(3, 4, num_layers=2, bidirectional=True, dtype=torch.float64)
     packed = pack_padded_sequence(torch.zeros(4, 3, 3, dtype=torch.float64), [4, 2, 3],

@@ -277,8 +277,12 @@ class RNNBase(Module):
     # --- packed sequences ---
     def _forward_packed(self, packed, hx):
         """A ``PackedSequence`` in, one out (same ``batch_sizes`` and indices): each
-        sequence runs for its own length.  ``hx`` and the final states are in the
-        batch's original order; inside, the sequences are longest first."""
+        sequence runs for its own length (chapter 16c, "Packing: each sequence runs for
+        its own length").  ``hx`` and the final states are in the batch's original order;
+        inside, the sequences are longest first (``permute_hidden``).  Packed ``data``
+        that is not 2-D is a RuntimeError ("input must have 2 dimensions, got <n>"); ``hx``
+        is checked against the batch (``_initial_states``) before it is permuted."""
+        ### BEGIN SOLUTION 16.1
         data, batch_sizes, sorted_indices, unsorted_indices = packed
         if data.ndim != 2:
             raise RuntimeError(f"input must have 2 dimensions, got {data.ndim}")
@@ -286,7 +290,6 @@ class RNNBase(Module):
         sizes = [int(n) for n in batch_sizes.tolist()]
         if hx is not None:          # checked before the permutation, which would fail first
             self._initial_states(data[:sizes[0]].unsqueeze(0), hx, True)
-        if hx is not None:
             hx = self.permute_hidden(hx, sorted_indices)
         states = self._initial_states(data[:sizes[0]].unsqueeze(0), hx, True)
         out, finals = self._run_packed(data, sizes, states)
@@ -296,6 +299,7 @@ class RNNBase(Module):
             hidden = stack(finals)
         hidden = self.permute_hidden(hidden, unsorted_indices)
         return PackedSequence(out, batch_sizes, sorted_indices, unsorted_indices), hidden
+        ### END SOLUTION 16.1
 
     def permute_hidden(self, hx, permutation):
         """``hx`` with its batch (dim 1) in the order ``permutation`` (None: unchanged);
@@ -313,7 +317,11 @@ class RNNBase(Module):
     def _run_packed(self, data, sizes, states):
         """``_run`` on packed rows: at step ``t`` only the first ``sizes[t]`` sequences
         move.  Forward, the others keep their state; backward (``_reverse``), a sequence
-        starts from its initial state at its own last step."""
+        starts from its initial state at its own last step (``_packed_forward`` and
+        ``_packed_backward`` walk one direction).  ``data`` holds the rows of step 0,
+        then of step 1...; returns the last layer's rows in that order and the final
+        states, one per layer and direction."""
+        ### BEGIN SOLUTION 16.1
         directions = 2 if self.bidirectional else 1
         starts = [0]
         for n in sizes:
@@ -334,6 +342,7 @@ class RNNBase(Module):
             if self.dropout and self.training and layer < self.num_layers - 1:
                 x = F.dropout(x, self.dropout, True)
         return x, finals
+        ### END SOLUTION 16.1
 
     @staticmethod
     def _check_state(h, shape, batched, what):
