@@ -43,12 +43,12 @@ def _batched_inputs(data, specs, distinct):
     if all(d is None for d in dims):
         dims[0] = 0
     inputs = []
-    for i, d in enumerate(dims):
-        if d is None:
-            inputs.append(minitorch.tensor(examples[0][i], dtype=minitorch.float64))
+    for arg, dim in enumerate(dims):
+        if dim is None:
+            inputs.append(minitorch.tensor(examples[0][arg], dtype=minitorch.float64))
         else:
-            stacked = np.stack([e[i] for e in examples], axis=d if d >= 0 else
-                               examples[0][i].ndim + 1 + d)
+            stacked = np.stack([e[arg] for e in examples], axis=dim if dim >= 0 else
+                               examples[0][arg].ndim + 1 + dim)
             inputs.append(minitorch.tensor(stacked, dtype=minitorch.float64))
     return inputs, dims
 

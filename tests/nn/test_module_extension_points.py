@@ -23,13 +23,12 @@ class Old(nn.Module):
         self.w = nn.Parameter(torch.zeros(2))
         self.calls = calls
 
-    def _load_from_state_dict(self, state_dict, prefix, local_metadata, strict, missing_keys,
-                              unexpected_keys, error_msgs):
+    def _load_from_state_dict(self, state_dict, prefix, local_metadata, strict, *lists):
+        # lists: missing_keys, unexpected_keys, error_msgs, passed on as they are
         self.calls.append((prefix, dict(local_metadata), strict, sorted(state_dict)))
         if prefix + "weight" in state_dict:
             state_dict[prefix + "w"] = state_dict.pop(prefix + "weight")
-        super()._load_from_state_dict(state_dict, prefix, local_metadata, strict, missing_keys,
-                                      unexpected_keys, error_msgs)
+        super()._load_from_state_dict(state_dict, prefix, local_metadata, strict, *lists)
 
 
 class Net(nn.Module):
