@@ -33,13 +33,15 @@ from ..ops import aten
 from ..ops.aten import op_for
 from . import capture as _capture
 from . import config
-from .exc import BackendCompilerFailed
+from .exc import BackendCompilerFailed, RecompileError
 from .guards import Guards, flatten_inputs
 from ..fx.experimental.symbolic_shapes import SymInt, evaluate
 
 __all__ = ["optimize", "OptimizedModule", "disable", "is_compiling", "reset_caches"]
 
 _caches = weakref.WeakSet()     # every compiled callable alive, for reset()
+_frame_ids = [0]                # the next compiled function's number in messages (0/1: its
+                                # first capture's second recompile); reset() starts again
 _live_replay = [None]
 _disabled = [0]
 
@@ -60,6 +62,7 @@ class CompiledCode:
             getattr(backend, "__name__", type(backend).__name__)
         self.fullgraph, self.dynamic = fullgraph, dynamic
         self.entries = []
+        self.frame_id = None
         self.recompile_reasons = []
         self.names = _argument_names(fn)
         self.auto_dynamic = set()       # (input position, dim) that changed size before
@@ -84,11 +87,26 @@ class CompiledCode:
                 self._warned = True
             return self.fn(*args, **kwargs)
         if reasons:
+            if config.error_on_recompile:
+                raise RecompileError(self._recompile_message(reasons))
             self.recompile_reasons.append(reasons[0])
             if self.dynamic is None and config.automatic_dynamic_shapes:
                 for entry in self.entries:
                     self.auto_dynamic |= entry.guards.size_changes(flat)
         return self._capture_and_compile(args, kwargs, flat, names)
+
+    def _recompile_message(self, reasons):
+        """PyTorch's words: the function, then each cached capture's failed guard,
+        newest first, as ``frame/entry: reason``."""
+        if self.frame_id is None:
+            self.frame_id = _next_frame_id()
+        code = _code_of(self.module.forward if self.module is not None else self.fn)
+        where = f" in {code.co_filename}:{code.co_firstlineno}" if code else ""
+        lines = [f"Recompiling function {getattr(code, 'co_name', '?')}{where}",
+                 "    triggered by the following guard failure(s):"]
+        lines += [f"    - {self.frame_id}/{i}: {reason}"
+                  for i, reason in reversed(list(enumerate(reasons)))]
+        return "\n".join(lines)
 
     def dynamic_dims(self, flat):
         """Which dims of which inputs to capture as symbolic sizes: all of them with
@@ -108,6 +126,8 @@ class CompiledCode:
         return dims
 
     def _capture_and_compile(self, args, kwargs, flat, names):
+        if self.frame_id is None:
+            self.frame_id = _next_frame_id()
         dynamic = self.dynamic_dims(flat)
         capture = _capture.Capture(self.fullgraph, dynamic)
         capture.inputs(flat, names)
@@ -128,7 +148,18 @@ class CompiledCode:
 
     def reset(self):
         self.entries.clear()
+        self.frame_id = None
         self.recompile_reasons.clear()
+
+
+def _next_frame_id():
+    _frame_ids[0] += 1
+    return _frame_ids[0] - 1
+
+
+def _code_of(fn):
+    fn = inspect.unwrap(getattr(fn, "__func__", fn))
+    return getattr(fn, "__code__", None)
 
 
 class CacheEntry:
@@ -399,6 +430,7 @@ class _EngineCalls:
 def reset_caches():
     for code in list(_caches):
         code.reset()
+    _frame_ids[0] = 0
 
 
 
