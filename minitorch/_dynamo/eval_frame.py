@@ -61,7 +61,8 @@ class CompiledCode:
         self.backend_name = backend if isinstance(backend, str) else \
             getattr(backend, "__name__", type(backend).__name__)
         self.fullgraph, self.dynamic = fullgraph, dynamic
-        self.entries = []
+        self.entries = []               # newest first
+        self.captures = 0
         self.frame_id = None
         self.recompile_reasons = []
         self.names = _argument_names(fn)
@@ -74,26 +75,43 @@ class CompiledCode:
             return self.fn(*args, **kwargs)         # inside another compiled call: inlined
         flat, names = flatten_inputs(args, kwargs, self.names)
         reasons = []
-        for entry in self.entries:
+        for entry in self.entries:                  # newest first
             reason = entry.guards.check(flat, self.module)
+            if reason is None and not entry.took_another_path:
+                return self._replay(entry, args, kwargs, flat)
             if reason is None:
-                return entry.replay(self.fn, args, kwargs, flat)
-            reasons.append(reason)
+                reason = ("the last call that passed these guards took another path (an op "
+                          "differed from the capture, as a graph break can make it)")
+            reasons.append((entry, reason))
         if len(self.entries) >= config.cache_size_limit:
             if not getattr(self, "_warned", False):
                 warnings.warn(f"minitorch.compile: {self.fn.__name__} was recompiled "
                               f"{config.cache_size_limit} times (the cache_size_limit); it "
-                              f"now runs without compiling. Last reason: {reasons[-1]}")
+                              f"now runs without compiling. Last reason: {reasons[-1][1]}")
                 self._warned = True
             return self.fn(*args, **kwargs)
         if reasons:
             if config.error_on_recompile:
                 raise RecompileError(self._recompile_message(reasons))
-            self.recompile_reasons.append(reasons[0])
+            self.recompile_reasons.append(reasons[-1][1])   # the oldest entry's
             if self.dynamic is None and config.automatic_dynamic_shapes:
                 for entry in self.entries:
                     self.auto_dynamic |= entry.guards.size_changes(flat)
         return self._capture_and_compile(args, kwargs, flat, names)
+
+    def _replay(self, entry, args, kwargs, flat):
+        """Replay ``entry``.  If the call takes another path, the entry is skipped next
+        time and the entries it was preferred to get their chance again (so that a
+        function whose branch goes both ways settles on one capture per path); when
+        every entry whose guards pass has gone astray, the next call captures again."""
+        result, derailed = entry.replay(self.fn, args, kwargs, flat)
+        entry.took_another_path = derailed
+        if derailed:
+            for other in self.entries:
+                if other is not entry and other.took_another_path and \
+                        other.guards.check(flat, self.module) is None:
+                    other.took_another_path = False
+        return result
 
     def _recompile_message(self, reasons):
         """PyTorch's words: the function, then each cached capture's failed guard,
@@ -104,8 +122,8 @@ class CompiledCode:
         where = f" in {code.co_filename}:{code.co_firstlineno}" if code else ""
         lines = [f"Recompiling function {getattr(code, 'co_name', '?')}{where}",
                  "    triggered by the following guard failure(s):"]
-        lines += [f"    - {self.frame_id}/{i}: {reason}"
-                  for i, reason in reversed(list(enumerate(reasons)))]
+        lines += [f"    - {self.frame_id}/{entry.number}: {reason}"
+                  for entry, reason in reasons]
         return "\n".join(lines)
 
     def dynamic_dims(self, flat):
@@ -136,18 +154,21 @@ class CompiledCode:
         with capture, _EngineCalls():
             result = self.fn(*args, **kwargs)
         capture.result = result
-        entry = CacheEntry(Guards(flat, names, self.module, dynamic), capture)
+        entry = CacheEntry(Guards(flat, names, self.module, dynamic), capture,
+                           self.captures)
+        self.captures += 1
         for segment in entry.segments:
             examples = [v.tensor for v in segment.inputs]
             try:
                 segment.compiled = self.backend(segment.graph_module, examples)
             except Exception as e:
                 raise BackendCompilerFailed(self.backend_name, e) from e
-        self.entries.append(entry)
+        self.entries.insert(0, entry)
         return result
 
     def reset(self):
         self.entries.clear()
+        self.captures = 0
         self.frame_id = None
         self.recompile_reasons.clear()
 
@@ -165,22 +186,25 @@ def _code_of(fn):
 class CacheEntry:
     """One captured call: its guards, steps and compiled segments."""
 
-    def __init__(self, guards, capture):
-        self.guards = guards
+    def __init__(self, guards, capture, number=0):
+        self.guards, self.number = guards, number     # number: in messages, 0/number
         self.steps = capture.steps
         self.breaks = capture.breaks
         self.segments = _capture.segments_of(capture)
         self.bound = [v for v in capture.values if v.kind in ("param", "buffer", "external")]
         self.inputs = [v for v in capture.values if v.kind == "input"]
         self.misses = 0
+        self.took_another_path = False
 
     def replay(self, fn, args, kwargs, flat):
+        """Run ``fn`` served from this entry: its result, and whether it took another
+        path than the capture (then it finished eagerly)."""
         replay = Replay(self, flat)
         with replay:
             result = fn(*args, **kwargs)
         if replay.derailed:
             self.misses += 1
-        return result
+        return result, bool(replay.derailed)
 
 
 class Replay:
