@@ -49,6 +49,31 @@ def test_explain_counts_graphs_and_breaks():
     assert "Graph Count: 2\nGraph Break Count: 1\nOp Count: 5\nBreak Reasons:" in str(out)
 
 
+def test_explain_forgets_every_compiled_graph_first():
+    # PyTorch 2.13: explain starts with torch._dynamo.reset(), so functions compiled
+    # before it capture again on their next call (backend calls 1, 2, 3, 4 below).
+    recorder = Recorder()
+
+    def double_sin(x):
+        return (x * 2).sin()
+
+    def cos_plus_one(x):
+        return x.cos() + 1
+    compiled = minitorch.compile(double_sin, backend=recorder)
+    x = minitorch.ones(3)
+    compiled(x)
+    compiled(x)
+    assert len(recorder.graphs) == 1
+    dynamo.explain(double_sin)(x)
+    compiled(x)
+    assert len(recorder.graphs) == 2
+    other = minitorch.compile(cos_plus_one, backend=recorder)
+    other(x)
+    dynamo.explain(double_sin)(x)
+    other(x)
+    assert len(recorder.graphs) == 4
+
+
 def test_a_graph_break_keeps_both_branches_right():
     compiled = minitorch.compile(branchy, backend="eager")
     for x in (minitorch.ones(3), -minitorch.ones(3), minitorch.ones(3)):
