@@ -401,13 +401,18 @@ def aot_module_simplified(gm, example_inputs, fw_compiler, bw_compiler=None,
     fw_module = _module(forward_graph, joint.constants)
     bw_module = _module(backward_graph, joint.constants)
     compiled_fw = fw_compiler(fw_module, example_inputs)
-    compiled_bw = [] if lazy_backward else [bw_compiler(bw_module, None)]
+    compiled_bw = [] if lazy_backward else [bw_compiler(bw_module, _examples(bw_module))]
 
     def backward_compiled():
         if not compiled_bw:
-            compiled_bw.append(bw_compiler(bw_module, None))
+            compiled_bw.append(bw_compiler(bw_module, _examples(bw_module)))
         return compiled_bw[0]
     return _training(compiled_fw, backward_compiled, joint, n_saved, gm)
+
+
+def _examples(gm):
+    """The values the trace gave ``gm``'s inputs: a compiler's example inputs."""
+    return [n.meta.get("val") for n in gm.graph.nodes if n.op == "placeholder"]
 
 
 def _outputs(graph):

@@ -161,13 +161,14 @@ def test_aot_function_traces_the_function_itself_and_compiles_backward_when_need
     # call already returns a CompiledFunctionBackward result; the forward graph returns
     # the result and the saved values only; the backward compiler runs at the first
     # backward, each compiler once.
-    seen = []
+    seen, shapes = [], []
 
     def compiler(name):
         def compile_graph(gm, example_inputs):
             outputs = next(n for n in gm.graph.nodes if n.op == "output").args[0]
             seen.append((name, [n.name for n in gm.graph.nodes if n.op == "placeholder"],
                          [getattr(o, "name", o) for o in outputs]))
+            shapes.append([tuple(x.shape) for x in example_inputs])     # as PyTorch's
             return aot_autograd.make_boxed_func(gm.forward)
         return compile_graph
 
@@ -180,6 +181,7 @@ def test_aot_function_traces_the_function_itself_and_compiles_backward_when_need
     assert seen == [("forward", ["primals_1", "primals_2"], ["sum_1", "primals_1", "tanh"])]
     y.backward()
     assert seen[1] == ("backward", ["primals_1", "tanh", "tangents_1"], [None, "mm_1"])
+    assert shapes == [[(2, 3), (3, 2)], [(2, 3), (2, 2), ()]]
     got, w.grad = w.grad.numpy().copy(), None
     compiled(x, w).backward()
     assert len(seen) == 2
