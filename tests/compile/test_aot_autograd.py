@@ -189,3 +189,28 @@ def test_aot_function_traces_the_function_itself_and_compiles_backward_when_need
     w.grad = None
     f(x, w).backward()
     np.testing.assert_allclose(w.grad.numpy(), got, rtol=1e-6)
+
+
+@pytest.mark.parametrize("relu_", [minitorch.Tensor.relu_, minitorch.relu_,
+                                   lambda y: F.relu(y, inplace=True)],
+                         ids=["Tensor.relu_", "torch.relu_", "F.relu-inplace"])
+def test_relu_in_place_becomes_relu(relu_):
+    # PyTorch 2.13's aot_function: the forward graph has aten.relu, no relu_; the weight's
+    # gradient of sum((x @ w).relu_() ** 2) at x = linspace(-1, 1, 6) (2 x 3), w = 0.5.
+    graphs = []
+
+    def compiler(gm, example_inputs):
+        graphs.append(gm)
+        return aot_autograd.make_boxed_func(gm.forward)
+
+    def loss_of(x, w):
+        y = x @ w
+        relu_(y)
+        return (y * y).sum()
+    x = minitorch.linspace(-1, 1, 6).reshape(2, 3)
+    w = minitorch.full((3, 2), 0.5, requires_grad=True)
+    aot_autograd.aot_function(loss_of, compiler, compiler)(x, w).backward()
+    names = [getattr(n.target, "__name__", "") for n in graphs[0].graph.nodes
+             if n.op == "call_function"]
+    assert "relu" in names and not any("inplace" in name for name in names), names
+    np.testing.assert_allclose(w.grad.numpy(), [[0.36] * 2, [1.08] * 2, [1.8] * 2], rtol=1e-6)
