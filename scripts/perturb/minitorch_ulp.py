@@ -1,0 +1,273 @@
+"""Another machine's last bits, on any machine: minitorch's inexact ops moved by one ulp.
+
+numpy and OpenBLAS round a few kinds of results differently from one CPU to the next:
+transcendental functions (``exp``, ``tanh``, ``pow``... have AVX-512 loops of their own),
+sums (wider SIMD blocks add in another order) and matrix products (each BLAS kernel
+accumulates its own way). The difference is a unit in the last place, and a stored
+notebook output must not depend on it (DESIGN.md, section 5). A machine without AVX-512
+cannot see which outputs do; this module makes the difference on purpose:
+
+* every op of minitorch whose result is not fixed to the bit by IEEE 754 (the classes in
+  ``INEXACT``: transcendental elementwise ops, reductions, matrix products, convolutions,
+  normalisations, losses) has its float results moved up or down by one ulp;
+* the direction is a hash of the value's own bits, so a rerun gives the same bits and the
+  same input always gives the same output (gradcheck's reentrancy test still holds);
+* values that an honest machine computes exactly are left alone: 0, infinities, NaN,
+  subnormals, integers, and short binary fractions (half the significand's bits zero,
+  such as 0.5 or 2.375: a rounded result almost never ends that way), so ``exp(-1000)``
+  stays 0 and a sum of whole numbers stays whole;
+* backward runs each op's derivative as ops (``backward``, not the faster
+  ``backward_on_arrays``), so the sums and products of a gradient move too, the same way
+  on the double-backward path as on the usual one.
+
+Correctly rounded ops (``+``, ``*``, ``/``, ``sqrt``, comparisons, copies, views, indexing)
+are left alone: every machine gives the same bits for them.
+
+It costs nothing when it is off: nothing in minitorch knows about it. When the folder
+of this file is on ``PYTHONPATH`` and ``MINITORCH_PERTURB=ulp`` is set, Python's start-up
+(``sitecustomize.py`` beside this file) installs it before minitorch is imported, in
+every process that inherits the environment: pytest, nbval's kernels, a classroom grader,
+a student release's ``make test``::
+
+    make test PERTURB=ulp
+    PYTHONPATH=scripts/perturb MINITORCH_PERTURB=ulp .venv/bin/python -m pytest ...
+
+``make test-machines`` runs the whole ``make test`` that way (configuration
+``perturb=ulp``).
+"""
+
+import importlib.abc
+import os
+import sys
+
+import numpy as np
+
+MODE_VARIABLE = "MINITORCH_PERTURB"
+MODES = ("ulp",)
+
+# The ops whose results a machine may round differently, by module. Every other
+# BuiltinFunction is exact on every machine (tests/test_minitorch_ulp.py checks that each
+# op is in one list or the other, so a new op has to be put in one).
+INEXACT = {
+    "minitorch.ops.pointwise": ("Exp", "Log", "Sigmoid", "Tanh"),
+    "minitorch.ops.exponential": ("Erf", "Exp2", "Expm1", "Log10", "Log1p", "Log2"),
+    "minitorch.ops.trig": ("Acos", "Asin", "Atan", "Atan2", "Cos", "Cosh", "Sin", "Sinh",
+                           "Tan"),
+    "minitorch.ops.arithmetic": ("Pow", "PowScalar", "RPow"),
+    "minitorch.ops.reduction": ("Sum", "SumDim", "SumToSize", "Mean", "MeanDim", "Softmax",
+                                "LogSoftmax"),
+    "minitorch.ops.statistics": ("Logsumexp", "Prod", "ProdDim", "Std", "Var",
+                                 "VectorNorm"),
+    "minitorch.ops.rearranging": ("Trace",),
+    "minitorch.ops.linalg": ("Addmm", "Bmm", "Dot", "Mm", "Mv"),
+    "minitorch.ops.einsum": ("Einsum",),
+    "minitorch.linalg": ("Eigvalsh", "Solve"),
+    "minitorch.nn._functions.activation": ("Elu", "Erf", "Gelu", "Log1p", "LogSigmoid",
+                                           "Silu", "Softplus"),
+    "minitorch.nn._functions.attention": ("ScaledDotProductAttention",
+                                          "ScaledDotProductAttentionMath"),
+    "minitorch.nn._functions.conv": ("Convolution", "ConvolutionBackwardInput",
+                                     "ConvolutionBackwardWeight"),
+    "minitorch.nn._functions.loss": ("BinaryCrossEntropy", "BinaryCrossEntropyWithLogits",
+                                     "HuberLoss", "SmoothL1Loss"),
+    "minitorch.nn._functions.normalization": ("NativeGroupNorm", "NativeLayerNorm"),
+    "minitorch.nn._functions.padding": ("SeparableLinearMap",),
+    "minitorch.nn._functions.pooling": ("AdaptiveAvgPool2d", "AvgPool2d", "AvgPoolAdjoint"),
+    "minitorch.nn.functional": ("MseLoss", "NativeBatchNorm", "NllLoss", "NllLoss2d"),
+}
+
+
+def is_inexact(cls):
+    """Whether ``cls`` (a Function subclass) is one of the ops in ``INEXACT``."""
+    return cls.__name__ in INEXACT.get(cls.__module__, ())
+
+
+# ----- one ulp, keyed on the value ----------------------------------------------------
+
+# For each float format: the signed integer type of its bits, the significand's width
+# and the exponent's bias.
+_FORMATS = {np.dtype(np.float16): (np.int16, 10, 15),
+            np.dtype(np.float32): (np.int32, 23, 127),
+            np.dtype(np.float64): (np.int64, 52, 1023)}
+
+
+def nudged(values):
+    """A copy of ``values`` (a float16/32/64 array) with each inexact-looking value moved
+    by one ulp; the others unchanged.
+
+    The last bit of the significand is flipped: a value ending in 0 moves one ulp away
+    from zero, one ending in 1 one ulp towards it, so the direction is keyed on the value
+    and the exponent never changes (no infinity or subnormal can appear). Left alone:
+    0, infinities, NaN, subnormals, integers, and values whose lower half of significand
+    bits is all zeros (0.5, 2.375: exact-looking)."""
+    values = np.array(values, copy=True, order="C")
+    signed, width, bias = _FORMATS[values.dtype]
+    nbits = 8 * values.itemsize
+    bits = values.view(signed)                    # the same memory: changed in place below
+    exponent = bits & signed(((1 << (nbits - 1 - width)) - 1) << width)
+    moved = (bits & signed((1 << (width // 2)) - 1)) != 0       # 0, inf: low bits all 0
+    moved &= exponent != 0                                       # not subnormal
+    moved &= exponent != signed(((1 << (nbits - 1 - width)) - 1) << width)   # inf, NaN
+    # Only a value of 2**(width - width // 2) or more can be a whole number whose lower
+    # half of significand bits is not all zeros (it has fewer fraction bits).
+    large = exponent >= signed((width - width // 2 + bias) << width)
+    if large.any():
+        moved &= ~(large & (values == np.trunc(values)))
+    np.bitwise_xor(bits, signed(1), out=bits, where=moved)
+    return values
+
+
+def _nudged_result(result, inputs):
+    """What an op's ``forward`` returned, its float results nudged: a new array, or a
+    tensor made in forward changed in place (it may be saved for backward already).
+    Whatever shares memory with an input (a view, the input itself) is left alone."""
+    if type(result) is tuple:
+        return tuple(_nudged_result(r, inputs) for r in result)
+    if isinstance(result, np.ndarray):
+        if result.dtype not in _FORMATS or _shares_memory(result, inputs):
+            return result
+        return nudged(result).view(type(result))
+    if isinstance(result, np.floating):
+        return type(result)(nudged(np.asarray(result))[()]) if result.dtype in _FORMATS \
+            else result
+    data = getattr(result, "_data", None)        # a minitorch Tensor
+    if isinstance(data, np.ndarray) and data.dtype in _FORMATS \
+            and not _shares_memory(data, inputs) and data.flags.writeable:
+        data[...] = nudged(data)
+    return result
+
+
+def _arrays_of(args):
+    for a in args:
+        data = getattr(a, "_data", a)
+        if isinstance(data, np.ndarray):
+            yield data
+        elif isinstance(a, (tuple, list)):
+            yield from _arrays_of(a)
+
+
+def _shares_memory(array, inputs):
+    return any(np.may_share_memory(array, a) for a in _arrays_of(inputs))
+
+
+# ----- putting it into minitorch --------------------------------------------------------
+
+def _raw_attribute(cls, name):
+    """``name`` as written in the class body (a staticmethod, a classmethod...), from the
+    first class in the MRO that defines it."""
+    for klass in cls.__mro__:
+        if name in klass.__dict__:
+            return klass.__dict__[name]
+    raise AttributeError(name)
+
+
+def _nudge_forward(cls):
+    """Replace ``cls.forward`` by one whose float results are nudged."""
+    raw = _raw_attribute(cls, "forward")
+    if getattr(raw, "__func__", raw).__dict__.get("_nudges"):
+        return                                          # inherited, already nudging
+    if isinstance(raw, classmethod):
+        function = raw.__func__
+
+        def forward(klass, ctx, *args):
+            return _nudged_result(function(klass, ctx, *args), args)
+        wrapped = classmethod(forward)
+    else:
+        function = getattr(raw, "__func__", raw)
+
+        def forward(ctx, *args):
+            return _nudged_result(function(ctx, *args), args)
+        wrapped = staticmethod(forward)
+    forward._nudges = True
+    forward.__doc__, forward.__name__ = function.__doc__, function.__name__
+    cls.forward = wrapped
+
+
+def patch(cls):
+    """Perturb one Function subclass as it is defined (see the module's docstring)."""
+    if cls.__module__ == "minitorch.ops._common" and cls.__name__ == "BuiltinFunction":
+        node = cls._node_base                   # BuiltinBackward: backward always as ops
+        general = next(k for k in node.__mro__[1:] if "_run_backward" in k.__dict__)
+        node._run_backward = general._run_backward
+    elif is_inexact(cls):
+        _nudge_forward(cls)
+
+
+def _on_function_module(module):
+    """After minitorch.autograd.function ran: patch each Function class as it is made."""
+    meta = module.FunctionMeta
+    original_init = meta.__init__
+
+    def __init__(cls, name, bases, attrs):
+        original_init(cls, name, bases, attrs)
+        patch(cls)
+    meta.__init__ = __init__
+    for cls in _subclasses(module.Function):        # none yet, unless imported early
+        patch(cls)
+
+
+def _subclasses(cls):
+    for sub in cls.__subclasses__():
+        yield sub
+        yield from _subclasses(sub)
+
+
+class _WhenImported(importlib.abc.MetaPathFinder):
+    """Runs ``action(module)`` right after the module ``name`` is executed."""
+
+    def __init__(self, name, action):
+        self.name, self.action = name, action
+
+    def find_spec(self, fullname, path, target=None):
+        if fullname != self.name:
+            return None
+        for finder in sys.meta_path:
+            if finder is self or not hasattr(finder, "find_spec"):
+                continue
+            spec = finder.find_spec(fullname, path, target)
+            if spec is not None:
+                break
+        else:
+            return None
+        execute, action = spec.loader.exec_module, self.action
+
+        def exec_module(module):
+            execute(module)
+            action(module)
+        spec.loader.exec_module = exec_module
+        sys.meta_path.remove(self)
+        return spec
+
+
+FUNCTION_MODULE = "minitorch.autograd.function"
+_installed = []
+
+
+def install():
+    """Perturb minitorch in this process. Must run before minitorch is imported."""
+    if _installed:
+        return
+    if FUNCTION_MODULE in sys.modules:
+        raise RuntimeError("minitorch_ulp.install() must run before minitorch is imported "
+                           "(put scripts/perturb on PYTHONPATH and set "
+                           f"{MODE_VARIABLE}=ulp)")
+    sys.meta_path.insert(0, _WhenImported(FUNCTION_MODULE, _on_function_module))
+    _installed.append("ulp")
+
+
+def active():
+    """The mode installed in this process ("ulp"), or None."""
+    return _installed[0] if _installed else None
+
+
+def install_from_environment():
+    """Install the mode ``MINITORCH_PERTURB`` names; an unknown one stops the process,
+    so that a typo never runs the tests unperturbed while claiming otherwise."""
+    mode = os.environ.get(MODE_VARIABLE, "")
+    if not mode:
+        return
+    if mode not in MODES:
+        sys.stderr.write(f"{MODE_VARIABLE}={mode!r}: unknown mode; the one there is: "
+                         f"{', '.join(MODES)}\n")
+        raise SystemExit(2)
+    install()
