@@ -4,8 +4,8 @@ A notebook's stored output must be a property of the method, not of the machine
 that wrote it (DESIGN.md, section 5). This script checks that by running the
 tests under configurations that change what a reader's machine may change:
 
-* OpenBLAS's matrix kernel (``OPENBLAS_CORETYPE``: Sandybridge, Haswell, SkylakeX,
-  Zen), which OpenBLAS otherwise picks by CPU;
+* OpenBLAS's matrix kernel (``OPENBLAS_CORETYPE``: Sandybridge, Haswell, SkylakeX),
+  which OpenBLAS otherwise picks by CPU (on AMD Zen, Haswell's);
 * numpy's SIMD loops (``NPY_DISABLE_CPU_FEATURES``: every loop above numpy's
   baseline switched off, AVX2 and AVX-512 among them);
 * the number of BLAS threads (``OPENBLAS_NUM_THREADS``: 1 or 2);
