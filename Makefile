@@ -45,7 +45,7 @@ PYTHON ?= python3
 VENV ?= .venv
 BIN := $(CURDIR)/$(VENV)/bin
 PYTEST_ARGS ?=
-NB_TIMEOUT ?= 300
+NB_TIMEOUT ?= $(if $(PERTURB),900,300)
 
 # Commands run with the venv's programs first on PATH (so notebook kernels
 # find graphviz-pure's `dot` fallback when there is no system Graphviz) and
