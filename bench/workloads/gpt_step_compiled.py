@@ -1,5 +1,5 @@
 """The GPT training step of ``gpt_step``, with the model compiled by
-``minitorch.compile`` (Part VI): the same ``book/gpt.py`` and ``train_step``, only
+``minitorch.compile`` (Part VI): the same ``minitorch/book/gpt.py`` and ``train_step``, only
 ``model = minitorch.compile(model)`` added.  Forward and backward run the numpy
 code the default backend generated; clipping and AdamW run as written.
 

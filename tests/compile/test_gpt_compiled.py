@@ -1,4 +1,4 @@
-"""The GPT of ``book/gpt.py`` compiled (chapters 19-21): every backend gives PyTorch's
+"""The GPT of ``minitorch/book/gpt.py`` compiled (chapters 19-21): every backend gives PyTorch's
 loss, gradients and training losses (the fixture of ``tests/nn/test_gpt_program.py``,
 recorded from PyTorch 2.13), in one graph, with no graph break."""
 
