@@ -76,7 +76,8 @@ def test_nudged_leaves_its_input_alone_and_takes_any_layout():
 def all_builtin_ops():
     import minitorch
     for module in pkgutil.walk_packages(minitorch.__path__, "minitorch."):
-        importlib.import_module(module.name)
+        if not module.name.startswith("minitorch.book"):   # files for chapter 17's page;
+            importlib.import_module(module.name)          # gpt.py imports torch
     from minitorch.ops._common import BuiltinFunction
 
     def below(cls):
