@@ -125,6 +125,8 @@ EXACT = {
                                         "ReplicationPad3D"),
     "minitorch.nn._functions.pooling": ("MaxPool2d", "MaxPoolGather", "MaxPoolScatter"),
     "minitorch.nn.functional": ("ReluInplace",),
+    "minitorch.nn._functions.packing": ("PackPaddedSequence", "PadPackedSequence"),
+    "minitorch._sampling": ("Bernoulli", "BernoulliWithP"),
 }
 
 
