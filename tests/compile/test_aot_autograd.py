@@ -70,8 +70,11 @@ def test_compiled_gradients_equal_eager(backend):
     for t in args:
         t.grad = None
     layer(*args)[0].backward()
+    # float32 through 1 - tanh**2 and layer norm's mean subtraction: the compiled and the
+    # eager order of operations differ by tens of ulps when the last bits move (another
+    # CPU, or `make test PERTURB=ulp`), far below a wrong gradient's error.
     for g, t in zip(got, args):
-        np.testing.assert_allclose(g, t.grad.numpy(), rtol=1e-6, atol=1e-7)
+        np.testing.assert_allclose(g, t.grad.numpy(), rtol=1e-5, atol=1e-6)
 
 
 def test_an_in_place_op_becomes_its_out_of_place_twin():
