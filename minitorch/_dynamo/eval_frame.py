@@ -6,7 +6,7 @@ grad mode, the modules' training flags) and its compiled graphs.  On a call:
 
 1. the first entry whose guards hold is *replayed* (``Replay``);
 2. if none holds, the call is captured (``capture.Capture``) and each of its graphs
-   handed to the backend: a *recompile*, up to ``config.cache_size_limit`` entries.
+   handed to the backend: a *recompile*, up to ``config.recompile_limit`` entries.
 
 Replaying runs the function's Python again, but every op it asks for is *served*:
 the first op of a graph runs the compiled graph, which computes all of that graph's
@@ -83,10 +83,10 @@ class CompiledCode:
                 reason = ("the last call that passed these guards took another path (an op "
                           "differed from the capture, as a graph break can make it)")
             reasons.append((entry, reason))
-        if len(self.entries) >= config.cache_size_limit:
+        if len(self.entries) >= config.recompile_limit:
             if not getattr(self, "_warned", False):
                 warnings.warn(f"minitorch.compile: {self.fn.__name__} was recompiled "
-                              f"{config.cache_size_limit} times (the cache_size_limit); it "
+                              f"{config.recompile_limit} times (config.recompile_limit); it "
                               f"now runs without compiling. Last reason: {reasons[-1][1]}")
                 self._warned = True
             return self.fn(*args, **kwargs)

@@ -155,13 +155,25 @@ def test_error_on_recompile_lists_each_capture_newest_first(monkeypatch):
             compiled(minitorch.ones(4))
 
 
-def test_too_many_recompiles_fall_back_with_a_warning(monkeypatch):
-    monkeypatch.setattr(dynamo.config, "cache_size_limit", 2)
-    compiled = minitorch.compile(lambda x, n: x * n, backend="eager")
+@pytest.mark.parametrize("name", ["recompile_limit", "cache_size_limit"])
+def test_too_many_recompiles_fall_back_with_a_warning(monkeypatch, name):
+    monkeypatch.setattr(dynamo.config, name, 2)
+    backend = Recorder()
+    compiled = minitorch.compile(lambda x, n: x * n, backend=backend)
     compiled(minitorch.ones(2), 1)
     compiled(minitorch.ones(2), 2)
-    with pytest.warns(UserWarning, match="cache_size_limit"):
+    with pytest.warns(UserWarning, match="recompile_limit"):
         assert compiled(minitorch.ones(2), 3).tolist() == [3.0, 3.0]
+    assert len(backend.graphs) == 2
+
+
+def test_cache_size_limit_is_another_name_of_recompile_limit(monkeypatch):
+    # PyTorch 2.13: setting either name changes both (defaults 8).
+    assert dynamo.config.recompile_limit == dynamo.config.cache_size_limit == 8
+    monkeypatch.setattr(dynamo.config, "recompile_limit", 2)
+    assert dynamo.config.cache_size_limit == 2
+    monkeypatch.setattr(dynamo.config, "cache_size_limit", 3)
+    assert dynamo.config.recompile_limit == 3
 
 
 def test_dynamic_true_keeps_one_graph_across_sizes():
