@@ -2,10 +2,12 @@
 
 LABELS = {"numpy": "numpy by hand", "torch": "PyTorch", "dezero": "DeZero", "minitorch": "minitorch"}
 CHART = {"per_op": "per op", "per_op_no_grad": "per op,\nno_grad", "mlp_step": "MLP step",
-         "deep_chain": "depth 10,000", "memory_loop": "chapter 2's loop\n(memory)",
+         "deep_chain": "depth 10,000", "fanout_chain": "y = y + y * c,\nfresh process",
+         "memory_loop": "chapter 2's loop\n(memory)",
          "memory_twice": "x * x loop\n(memory)", "digits": "digits", "gpt_step": "GPT step"}
 SHORT = {"per_op": "per-op overhead (µs/op)", "per_op_no_grad": "per-op overhead, no_grad (µs/op)",
          "mlp_step": "MLP 784-512-512-10 step (ms)", "deep_chain": "chain of depth 10,000 (s)",
+         "fanout_chain": "y = y + y * c, depth 10,000, fresh process (s)",
          "memory_loop": "chapter 2's loop, backward peak",
          "memory_twice": "loop with y = x * x, backward peak", "digits": "digits MLP, 20 epochs (s)",
          "gpt_step": "GPT 4x128, context 64, step (ms)"}

@@ -52,8 +52,9 @@ except ImportError:                                 # pragma: no cover
 
 from .._tensor import Tensor
 from . import grad_mode
-from .function import edge_to
+from .function import edge_to, transform_apply
 from .graph import AccumulateGrad, GraphRoot, accumulate_grad
+from ..ops.inplace import add_arrays
 
 __all__ = ["run_backward", "count_dependencies", "execute", "GraphTask"]
 
@@ -143,13 +144,28 @@ def _new_buffer(n, nr, grad, own):
 
 def _add_into(buffer, nr, grad, owned):
     """A second gradient for the same place: summed (in place, into one the engine
-    owns)."""
+    owns).  With nothing to record, two plain tensors are summed as arrays
+    (``add_arrays``: the same sum, without an op's node; the performance appendix)."""
     grads, flags = buffer
     old = grads[nr]
-    if flags[nr] and not grad_mode._state.enabled:
+    if grad_mode._state.enabled:
+        grads[nr], flags[nr] = old + grad, True
+    elif _plain_pair(old, grad):
+        grads[nr], flags[nr] = add_arrays(old, grad, in_place=flags[nr]), True
+    elif flags[nr]:
         old.add_(grad)
     else:
         grads[nr], flags[nr] = old + grad, True
+
+
+def _plain_pair(old, grad):
+    """Would ``old.add_(grad)`` and ``old + grad`` be a plain sum of arrays, when nothing
+    is recorded?  Yes for two Tensors of one dtype and shape, outside inference mode
+    and the transforms of chapters 12 and 13."""
+    return (type(old) is Tensor and type(grad) is Tensor
+            and old._data.dtype is grad._data.dtype and old._data.shape == grad._data.shape
+            and not old._is_inference and not grad_mode.inference_may_be_on()
+            and transform_apply[0] is None)
 
 
 class GraphTask:

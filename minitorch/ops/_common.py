@@ -14,7 +14,8 @@ from ..autograd.function import (BackwardCFunction, Function, as_outputs, descri
                                  _only_graph_inputs)
 from ..autograd.graph import NO_EDGE, _sequence
 
-__all__ = ["BuiltinFunction", "unbroadcast", "sum_to_shape", "binary_operands", "as_float",
+__all__ = ["BuiltinFunction", "unbroadcast", "unbroadcast_array", "sum_to_shape",
+           "binary_operands", "as_float",
            "normalize_dim", "normalize_dims", "as_shape", "broadcast_error", "wrap",
            "number_operands", "number_like", "type_name_of", "must_be_tensor",
            "node_attribute", "BuiltinBackward", "broadcast_shapes"]
@@ -82,14 +83,19 @@ def _wrap_array_results(results, grad, grad_owned):
                                      _fresh_memory(t, (grad,), (grad_owned,))]
     tensors, owns = [], []
     incoming = grad._data
+    passed_on = None                    # where the incoming gradient went first
     for r in results:
         if r is None:
             tensors.append(None)
             owns.append(False)
         elif r is incoming:
             tensors.append(grad)
-            owns.append(grad_owned)
-            grad_owned = False          # passed on once; a second copy is shared
+            if passed_on is None:
+                passed_on = len(owns)
+                owns.append(grad_owned)
+            else:                       # passed on twice (``a + b``): shared by both
+                owns[passed_on] = False
+                owns.append(False)
         else:
             if type(r) is not np.ndarray:
                 r = np.asarray(r)
@@ -246,6 +252,14 @@ def unbroadcast(grad, shape):
     if grad.shape == shape:
         return grad
     return grad.sum_to_size(shape)
+
+
+def unbroadcast_array(grad, shape):
+    """``unbroadcast`` on arrays (the array path of backward): the gradient itself when
+    nothing was broadcast, passed on without a copy."""
+    if grad.shape == shape:
+        return grad
+    return sum_to_shape(grad, shape)
 
 
 def sum_to_shape(x, shape):

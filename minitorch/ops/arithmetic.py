@@ -17,7 +17,7 @@ import numpy as np
 from .._dtype import result_type
 from .._tensor import Tensor
 from ..autograd.saved import FREED_MESSAGE
-from ._common import (BuiltinBackward, BuiltinFunction, unbroadcast, sum_to_shape,
+from ._common import (BuiltinBackward, BuiltinFunction, unbroadcast, unbroadcast_array,
                       binary_operands, number_operands, number_like, broadcast_error,
                       float_dtype_of, node_attribute, type_name_of, wrap)
 
@@ -72,8 +72,8 @@ class Add(BuiltinFunction):
     def backward_on_arrays(ctx, grad):
         shape_a, shape_b = ctx.shapes
         need_a, need_b = ctx.needs_input_grad
-        return (sum_to_shape(grad, shape_a) if need_a else None,
-                sum_to_shape(grad, shape_b) if need_b else None)
+        return (unbroadcast_array(grad, shape_a) if need_a else None,
+                unbroadcast_array(grad, shape_b) if need_b else None)
 
 
 class AddScalar(BuiltinFunction):
@@ -116,8 +116,8 @@ class AddAlpha(BuiltinFunction):
     def backward_on_arrays(ctx, grad):
         shape_a, shape_b = ctx.shapes
         need_a, need_b = ctx.needs_input_grad[:2]
-        return (sum_to_shape(grad, shape_a) if need_a else None,
-                sum_to_shape(grad * ctx.alpha, shape_b) if need_b else None, None)
+        return (unbroadcast_array(grad, shape_a) if need_a else None,
+                unbroadcast_array(grad * ctx.alpha, shape_b) if need_b else None, None)
 
 
 class Sub(BuiltinFunction):
@@ -142,8 +142,8 @@ class Sub(BuiltinFunction):
     def backward_on_arrays(ctx, grad):
         shape_a, shape_b = ctx.shapes
         need_a, need_b = ctx.needs_input_grad
-        return (sum_to_shape(grad, shape_a) if need_a else None,
-                sum_to_shape(-grad, shape_b) if need_b else None)
+        return (unbroadcast_array(grad, shape_a) if need_a else None,
+                unbroadcast_array(-grad, shape_b) if need_b else None)
 
 
 class SubAlpha(AddAlpha):
