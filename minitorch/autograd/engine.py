@@ -162,10 +162,10 @@ def _plain_pair(old, grad):
     """Would ``old.add_(grad)`` and ``old + grad`` be a plain sum of arrays, when nothing
     is recorded?  Yes for two Tensors of one dtype and shape, outside inference mode
     and the transforms of chapters 12 and 13."""
-    return (type(old) is Tensor and type(grad) is Tensor
-            and old._data.dtype is grad._data.dtype and old._data.shape == grad._data.shape
-            and not old._is_inference and not grad_mode.inference_may_be_on()
-            and transform_apply[0] is None)
+    a, b = old._data, grad._data
+    return (type(old) is Tensor and type(grad) is Tensor and a.dtype is b.dtype
+            and a.shape == b.shape and not old._is_inference
+            and not grad_mode.inference_may_be_on() and transform_apply[0] is None)
 
 
 class GraphTask:

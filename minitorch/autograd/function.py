@@ -131,7 +131,12 @@ class BackwardCFunction(Node, FunctionCtx):
         saved = self._saved
         if saved:
             for s in saved:
-                if s is not None:
+                if s is None:
+                    continue
+                if s.unpack_hook is None:   # ``release`` for values kept as they are
+                    s.tensor = s.data = None
+                    s.freed = True
+                else:
                     s.release()
 
     def apply(self, *grad_outputs):

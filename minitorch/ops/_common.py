@@ -15,7 +15,7 @@ from ..autograd.function import (BackwardCFunction, Function, as_outputs, descri
 from ..autograd.graph import NO_EDGE, _sequence
 
 __all__ = ["BuiltinFunction", "unbroadcast", "unbroadcast_array", "sum_to_shape",
-           "binary_operands", "as_float",
+           "shapes_if_broadcast", "binary_operands", "as_float",
            "normalize_dim", "normalize_dims", "as_shape", "broadcast_error", "wrap",
            "number_operands", "number_like", "type_name_of", "must_be_tensor",
            "node_attribute", "BuiltinBackward", "broadcast_shapes"]
@@ -48,8 +48,11 @@ class BuiltinBackward(BackwardCFunction):
         saved = self._saved
         if saved is None:
             return tuple([None if t is None else t._data for t in self._to_save])
-        if len(saved) == 1 and saved[0] is not None:    # the common case, written out
-            return (saved[0].unpack_array(self),)
+        if len(saved) == 1 and saved[0] is not None:    # the common case, written out:
+            s = saved[0]                # kept values (not freed, no hooks), unchanged
+            if s.data is not None and s.version_counter.version == s.saved_version:
+                return (s.data,)
+            return (s.unpack_array(self),)
         return tuple([None if s is None else s.unpack_array(self) for s in saved])
 
     def _run_backward(self, grad_outputs, owned):
@@ -58,9 +61,18 @@ class BuiltinBackward(BackwardCFunction):
         if on_arrays is None or grad is None or _grad_mode.enabled \
                 or self._input_meta is not None or _anomaly.enabled:
             return BackwardCFunction._run_backward(self, grad_outputs, owned)
-        results = on_arrays(self, grad._data)
-        if type(results) is np.ndarray and results.base is None:   # one new array (usual)
-            return [wrap(results)], _OWNS_ONE[True]
+        incoming = grad._data
+        results = on_arrays(self, incoming)
+        if type(results) is np.ndarray:
+            if results.base is None and results is not incoming:    # one new array (usual)
+                return [wrap(results)], _OWNS_ONE[True]
+        elif type(results) is tuple and len(results) == 2:
+            first, second = results
+            if second is None:          # a new array and a None (``a * 2``)
+                if type(first) is np.ndarray and first.base is None and first is not incoming:
+                    return [wrap(first), None], _OWNS_PAIR[True]
+            elif first is incoming and second is incoming:  # passed on twice (``a + b``)
+                return [grad, grad], _OWNS_PAIR[False]
         return _wrap_array_results(results, grad, owned[0])
 
 
@@ -176,7 +188,8 @@ class BuiltinFunction(Function):
                                                      cls._graph_inputs)
             if out._data.dtype.kind == "f":
                 out._grad_fn, out._requires_grad = ctx, True
-            if tensors:
+            if tensors and not (n == 2 and type(first) is Tensor and
+                                first._data.dtype is out._data.dtype is second._data.dtype):
                 _check_dtype_changes(ctx, args, (out,))
             if _anomaly.enabled:
                 anomaly_mode.remember_forward(ctx)
@@ -260,6 +273,14 @@ def unbroadcast_array(grad, shape):
     if grad.shape == shape:
         return grad
     return sum_to_shape(grad, shape)
+
+
+def shapes_if_broadcast(a, b):
+    """The shapes of two tensor operands, which backward needs to sum each gradient back
+    (``unbroadcast``); None when they are equal, so that nothing was broadcast and the
+    node keeps no tuples (fewer objects for the garbage collector to visit)."""
+    shape_a, shape_b = a._data.shape, b._data.shape
+    return None if shape_a == shape_b else (shape_a, shape_b)
 
 
 def sum_to_shape(x, shape):
