@@ -4,14 +4,15 @@ LABELS = {"numpy": "numpy by hand", "torch": "PyTorch", "dezero": "DeZero", "min
 CHART = {"per_op": "per op", "per_op_no_grad": "per op,\nno_grad", "mlp_step": "MLP step",
          "deep_chain": "depth 10,000", "fanout_chain": "y = y + y * c,\nfresh process",
          "memory_loop": "chapter 2's loop\n(memory)",
-         "memory_twice": "x * x loop\n(memory)", "digits": "digits", "gpt_step": "GPT step"}
+         "memory_twice": "x * x loop\n(memory)", "memory_seeded": "x * x loop,\nseed held", "digits": "digits", "gpt_step": "GPT step"}
 SHORT = {"per_op": "per-op overhead (µs/op)", "per_op_no_grad": "per-op overhead, no_grad (µs/op)",
          "mlp_step": "MLP 784-512-512-10 step (ms)", "deep_chain": "chain of depth 10,000 (s)",
          "fanout_chain": "y = y + y * c, depth 10,000, fresh process (s)",
          "memory_loop": "chapter 2's loop, backward peak",
-         "memory_twice": "loop with y = x * x, backward peak", "digits": "digits MLP, 20 epochs (s)",
+         "memory_twice": "loop with y = x * x, backward peak",
+         "memory_seeded": "same, backward(seed) with the seed held, peak", "digits": "digits MLP, 20 epochs (s)",
          "gpt_step": "GPT 4x128, context 64, step (ms)"}
-MEMORY = ("memory_loop", "memory_twice")
+MEMORY = ("memory_loop", "memory_twice", "memory_seeded")
 COLUMNS = ("numpy", "torch", "dezero", "minitorch")
 
 

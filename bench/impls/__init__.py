@@ -43,7 +43,8 @@ tables), ``version()``, and:
     The seeds' loop body: ``y = square(square(square(x)))`` on a leaf made
     from ``x`` (``twice_graph``: each square written ``u * u``, the same
     tensor twice in one op); then the sum's backward, returning the gradient
-    (numpy).
+    (numpy).  ``seeded_backward(handle)``: backward from a gradient of ones
+    that the caller makes and holds while backward runs (``y.backward(seed)``).
 
 The implementations that may be missing (PyTorch, DeZero) raise ImportError
 when their module is imported.

@@ -102,7 +102,12 @@ def adapter(torch):
         handle["y"].sum().backward()
         return handle["x"].grad.numpy()
 
+    def seeded_backward(handle):
+        seed = torch.ones_like(handle["y"])
+        handle["y"].backward(seed)          # the caller holds the seed while backward runs
+        return handle["x"].grad.numpy()
+
     return SimpleNamespace(op_chain=op_chain, op_chain_no_grad=op_chain_no_grad,
                            fanout_chain=fanout_chain, batch=batch,
                            Net=Net, seeds_graph=seeds_graph, twice_graph=twice_graph,
-                           seeds_backward=seeds_backward)
+                           seeds_backward=seeds_backward, seeded_backward=seeded_backward)

@@ -129,6 +129,7 @@ def execute(task):
         if not task.retain_graph:
             node._release_saved()
         task.send(node._next_edges, results, owns)
+        del grads, results          # sent on: held by the buffers only, or freed
     ### END SOLUTION 4.3
 
 

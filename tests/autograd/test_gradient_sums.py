@@ -7,6 +7,8 @@ counter of a leaf's ``.grad`` (1 after one in-place sum).  The versions written 
 below are PyTorch 2.13's.
 """
 
+import weakref
+
 import numpy as np
 import pytest
 
@@ -147,3 +149,29 @@ def test_gradients_that_meet_in_inference_mode_take_the_general_path(monkeypatch
     with minitorch.inference_mode():
         total.backward()
     np.testing.assert_allclose(x.grad.numpy(), [1 + C] * 2, rtol=1e-6)
+
+
+def test_a_gradient_summed_into_another_is_freed_before_the_next_node_runs(monkeypatch):
+    """``b = a * a``: its node returns two gradients for ``a``; the engine adds the second
+    into the first.  The second is then garbage, and must not be kept while the node of
+    ``a`` runs (the memory benchmarks' squares chain: a whole array more at the peak)."""
+    from minitorch.ops import arithmetic
+    real_backward = arithmetic.Mul.backward
+    returned, alive_at_entry = [], []
+
+    def spy(ctx, grad):
+        alive_at_entry.append([ref() is not None for ref in returned])
+        grad_a, grad_b = real_backward(ctx, grad)
+        returned.extend(weakref.ref(g._data) for g in (grad_a, grad_b))
+        return grad_a, grad_b
+
+    monkeypatch.setattr(arithmetic.Mul, "backward", staticmethod(spy))
+    x = minitorch.ones(1000, dtype=minitorch.float64, requires_grad=True)
+    a = x * x
+    b = a * a
+    del a
+    b.backward(minitorch.ones(1000, dtype=minitorch.float64))
+    first, second = alive_at_entry                  # b's node ran first, then a's
+    assert first == []
+    assert second == [True, False]                  # the sum (a's gradient) and no more
+    assert x.grad.tolist() == [4.0] * 1000
