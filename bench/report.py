@@ -20,6 +20,18 @@ def _size(n):
     return f"{n / 1024:.0f} KiB" if abs(n) >= 1024 else f"{n:.0f} B"
 
 
+def machine_line(machine):
+    """The CPU and numpy's SIMD level, printed with the table: the ratios move from one
+    machine to another (the benchmarks appendix shows two)."""
+    simd = machine.get("numpy_simd") or {}
+    found = " ".join(simd.get("found", [])) or "none beyond the baseline"
+    blas = ", ".join(f"{b.get('internal_api')} {b.get('architecture')}" for b in
+                     machine.get("threadpools", []) if b.get("user_api") == "blas")
+    return (f"[bench] CPU: {machine['cpu']}; numpy {machine['numpy']} SIMD: baseline "
+            f"{' '.join(simd.get('baseline', [])) or '?'}, found {found}"
+            + (f"; BLAS: {blas}" if blas else ""))
+
+
 def cell(workload, name, result):
     """One implementation's entry in the table, as text."""
     impl = result["impls"].get(name)
@@ -96,8 +108,10 @@ def chart(results, path):
                        fontsize=8)
     ax.set_ylabel("relative to the target's reference (log scale)")
     machine = results["machine"]
+    simd = (machine.get("numpy_simd") or {}).get("found") or []
     ax.set_title(f"Time (memory for the loops) relative to the target's reference\n"
-                 f"{machine['cpu']}, {machine['threads']} thread, numpy {machine['numpy']}, "
+                 f"{machine['cpu']}, {machine['threads']} thread, numpy {machine['numpy']}"
+                 f"{' (' + simd[-1] + ')' if simd else ''}, "
                  f"median of {results['settings']['rounds']} per-round ratios", fontsize=9)
     ax.legend(fontsize=8, ncol=3, loc="upper center", bbox_to_anchor=(0.5, -0.17), frameon=False)
     ax.grid(axis="y", which="both", alpha=0.3)
