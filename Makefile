@@ -15,6 +15,11 @@
 #                DeZero, in their own virtual environment .venv-bench
 #        make bench BENCH_ARGS="--quick"   arguments for python -m bench.run
 #
+#   make test-launch  every page run alone, as its launch button runs it: copied into an
+#                empty folder, with only a wheel of minitorch installed, in .venv-launch
+#                (scripts/launch_check.py); one line per page
+#        make test-launch LAUNCH_ARGS="book/11c_cnn.ipynb --jobs 1"
+#
 #   make torch-diff  re-run every chapter with PyTorch in place of minitorch and
 #                report the cells whose output differs (in .venv-bench, which has
 #                PyTorch) -> _build/torch-diff.md
@@ -61,13 +66,14 @@ TEST_PATHS := $(wildcard tests) book
 NBVAL_ARGS := --nbval --nbval-current-env --nbval-sanitize-with book/sanitize.cfg \
               --nbval-cell-timeout=$(NB_TIMEOUT)
 
-.PHONY: help setup book test test-machines lab bench torch-diff clean distclean
+.PHONY: help setup book test test-machines test-launch lab bench torch-diff clean distclean
 .PHONY: tasks check release grade selfcheck mutants bench-grading release-needs-out grade-needs-submissions
 
 help:
 	@echo "make book       build the HTML book into _build/html (runs every notebook)"
 	@echo "make test       unit tests (tests/) + every notebook in book/ checked with nbval"
 	@echo "make test-machines  the tests under other BLAS kernels, SIMD levels, threads, Pythons"
+	@echo "make test-launch  every page run alone in an empty folder, only the package installed"
 	@echo "make lab        open the notebooks in JupyterLab"
 	@echo "make bench      benchmarks: table, bench/results/latest.json and .png (own venv .venv-bench)"
 	@echo "make torch-diff chapters re-run with PyTorch: differing cells -> _build/torch-diff.md"
@@ -108,6 +114,13 @@ test: setup
 TEST_MACHINES_ARGS ?=
 test-machines: setup
 	$(RUN) "$(BIN)/python" -m scripts.test_machines $(TEST_MACHINES_ARGS)
+
+# Every page alone in an empty folder with only the package installed, as Colab runs it.
+# .venv-launch holds Colab's preinstalled libraries; a fresh wheel of this tree goes into
+# it on every run.
+LAUNCH_ARGS ?=
+test-launch: setup
+	env -u PYTHONPATH "$(BIN)/python" -m scripts.launch_check --python $(PYTHON) $(LAUNCH_ARGS)
 
 lab: setup
 	$(RUN) "$(BIN)/jupyter" lab book/
@@ -184,4 +197,4 @@ clean:
 	    | xargs -0 rm -rf
 
 distclean: clean
-	rm -rf $(VENV) $(BENCH_VENV)
+	rm -rf $(VENV) $(BENCH_VENV) .venv-launch

@@ -1,17 +1,23 @@
 """The outputs of a run: the printed table and the chart (the JSON is written by ``bench.run``)."""
 
-LABELS = {"numpy": "numpy by hand", "torch": "PyTorch", "dezero": "DeZero", "minitorch": "minitorch"}
+LABELS = {"numpy": "numpy by hand", "torch": "PyTorch", "dezero": "DeZero", "minitorch": "minitorch",
+          "minitorch_eager": "eager minitorch"}
 CHART = {"per_op": "per op", "per_op_no_grad": "per op,\nno_grad", "mlp_step": "MLP step",
          "deep_chain": "depth 10,000", "fanout_chain": "y = y + y * c,\nfresh process",
          "memory_loop": "chapter 2's loop\n(memory)",
-         "memory_twice": "x * x loop\n(memory)", "memory_seeded": "x * x loop,\nseed held", "digits": "digits", "gpt_step": "GPT step"}
+         "memory_twice": "x * x loop\n(memory)", "memory_seeded": "x * x loop,\nseed held",
+         "digits": "digits", "gpt_step": "GPT step",
+         "mlp_step_compiled": "MLP step,\ncompiled", "gpt_step_compiled": "GPT step,\ncompiled"}
 SHORT = {"per_op": "per-op overhead (µs/op)", "per_op_no_grad": "per-op overhead, no_grad (µs/op)",
          "mlp_step": "MLP 784-512-512-10 step (ms)", "deep_chain": "chain of depth 10,000 (s)",
          "fanout_chain": "y = y + y * c, depth 10,000, fresh process (s)",
          "memory_loop": "chapter 2's loop, backward peak",
          "memory_twice": "loop with y = x * x, backward peak",
-         "memory_seeded": "same, backward(seed) with the seed held, peak", "digits": "digits MLP, 20 epochs (s)",
-         "gpt_step": "GPT 4x128, context 64, step (ms)"}
+         "memory_seeded": "same, backward(seed) with the seed held, peak",
+         "digits": "digits MLP, 20 epochs (s)",
+         "gpt_step": "GPT 4x128, context 64, step (ms)",
+         "mlp_step_compiled": "MLP step, minitorch.compile (ms)",
+         "gpt_step_compiled": "GPT step, minitorch.compile (ms)"}
 MEMORY = ("memory_loop", "memory_twice", "memory_seeded")
 COLUMNS = ("numpy", "torch", "dezero", "minitorch")
 
@@ -54,6 +60,11 @@ def verdict(workload, result):
     r = result["ratios"].get(f"minitorch/{reference}")
     if r is not None and r["median"] is not None:
         met += f" ({r['median']:.2f}x {LABELS[reference]})"
+    eager = result["ratios"].get("minitorch/minitorch_eager")
+    if eager is not None and eager["median"] is not None:
+        met += f" ({eager['median']:.2f}x {LABELS['minitorch_eager']})"
+    if result.get("note"):
+        met += f"; {result['note']}"
     return met
 
 

@@ -1,4 +1,4 @@
-"""Write ``book/data/book_prose.txt``: the prose of the book's chapters, the text that
+"""Write ``minitorch/book/book_prose.txt``: the prose of the book's chapters, the text that
 chapter 17's small GPT learns to imitate (run by hand: ``python scripts/make_book_text.py``).
 
 The text is the Markdown cells of the chapter notebooks of Parts I to V, in the order of
@@ -15,7 +15,7 @@ import re
 import unicodedata
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
-OUT = ROOT / "book" / "data" / "book_prose.txt"
+OUT = ROOT / "minitorch" / "book" / "book_prose.txt"
 SKIP = ("book/17_gpt",)          # the chapter that trains on the text is not in it
 REPLACE = {"\u2019": "'", "\u2018": "'", "\u201c": '"', "\u201d": '"', "\u2013": "-",
            "\u2014": "-", "\u2026": "...", "\u2192": "->", "\u00d7": "x", "\u2248": "~",

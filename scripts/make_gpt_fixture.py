@@ -1,4 +1,4 @@
-"""Record PyTorch's outputs for the GPT of ``book/gpt.py`` (run by hand, needs
+"""Record PyTorch's outputs for the GPT of ``minitorch/book/gpt.py`` (run by hand, needs
 torch): ``python scripts/make_gpt_fixture.py`` writes ``tests/nn/data/gpt_pytorch.npz``.
 
 The weights are fixed arrays (not PyTorch's random init), so minitorch can load the
@@ -18,7 +18,8 @@ CONFIG = dict(vocab_size=11, block_size=8, n_layer=2, n_head=2, n_embd=16)
 
 
 def load_program():
-    spec = importlib.util.spec_from_file_location("gpt_program", ROOT / "book" / "gpt.py")
+    program = ROOT / "minitorch" / "book" / "gpt.py"
+    spec = importlib.util.spec_from_file_location("gpt_program", program)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module

@@ -1,8 +1,13 @@
 """Measure each page of the book against the one-sitting format (issue: book revision).
 
 A page is one file listed in ``_toc.yml``.  One sitting means at most
-``MAX_WORDS`` words of prose and at most ``MAX_CODE_CELLS`` code cells (hidden
-ones included: a reader in Jupyter scrolls past them too).  A numbered page
+``MAX_WORDS`` words of prose, at most ``MAX_CODE_CELLS`` code cells (hidden
+ones included: a reader in Jupyter scrolls past them too) and at most
+``MAX_CODE_LINES`` visible code lines: the non-blank source lines a reader of the
+HTML book reads, that is, of code cells neither tagged hidden (``hide-input``,
+``remove-input``, ``remove-cell``) nor inside an exercise's solution (between
+``{solution-start}`` and ``{solution-end}``: the solution is folded).  Comments
+count: a reader reads them.  A numbered page
 also opens with a goal list (``**On this page you will:**`` or ``**In this
 chapter you will:**``), ends with a ``## Summary`` section, and asks at least
 ``MIN_PROMPTS`` predict-then-run questions.
@@ -22,6 +27,7 @@ import sys
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 MAX_WORDS = 1800
 MAX_CODE_CELLS = 30
+MAX_CODE_LINES = 120
 MIN_PROMPTS = 3
 GOAL_LINES = ("**On this page you will:**", "**In this chapter you will:**")
 PROMPT = "**Predict, then run:**"
@@ -56,6 +62,21 @@ def is_hidden(cell):
     return bool(set(cell["metadata"].get("tags", [])) & HIDDEN_TAGS)
 
 
+def visible_code_lines(cells):
+    """Non-blank source lines of the code cells a reader sees unfolded."""
+    count, in_solution = 0, False
+    for cell in cells:
+        if cell["cell_type"] == "markdown":
+            text = text_of(cell)
+            if "{solution-start}" in text:
+                in_solution = True
+            if "{solution-end}" in text:
+                in_solution = False
+        elif cell["cell_type"] == "code" and not in_solution and not is_hidden(cell):
+            count += sum(bool(line.strip()) for line in text_of(cell).splitlines())
+    return count
+
+
 def measure(path):
     """The numbers of one page, as a dict."""
     cells = json.loads(path.read_text())["cells"]
@@ -68,6 +89,7 @@ def measure(path):
         "code_cells": len(code),
         "visible_code": sum(not is_hidden(c) for c in code),
         "hidden_code": sum(is_hidden(c) for c in code),
+        "code_lines": visible_code_lines(cells),
         "prompts": sum(PROMPT in text for text in markdown),
         "exercises": sum(text.lstrip().startswith(("````{exercise}", "```{exercise}"))
                          for text in markdown),
@@ -83,6 +105,8 @@ def problems(stats, numbered):
         found.append(f"{stats['words']} words of prose (at most {MAX_WORDS})")
     if stats["code_cells"] > MAX_CODE_CELLS:
         found.append(f"{stats['code_cells']} code cells (at most {MAX_CODE_CELLS})")
+    if stats["code_lines"] > MAX_CODE_LINES:
+        found.append(f"{stats['code_lines']} visible code lines (at most {MAX_CODE_LINES})")
     if numbered:
         if not stats["goal_list"]:
             found.append("no goal list in the first cell")
@@ -95,8 +119,8 @@ def problems(stats, numbered):
 
 def main(argv):
     rows = [(measure(path), numbered) for path, numbered in toc_pages()]
-    columns = ["page", "words", "code_cells", "visible_code", "hidden_code", "prompts",
-               "exercises"]
+    columns = ["page", "words", "code_cells", "visible_code", "hidden_code", "code_lines",
+               "prompts", "exercises"]
     if "--markdown" in argv:
         print("| " + " | ".join(columns) + " | ok |")
         print("|" + " --- |" * (len(columns) + 1))
@@ -107,7 +131,7 @@ def main(argv):
     for stats, numbered in rows:
         issues = problems(stats, numbered)
         print(f"{stats['page']:32s} words {stats['words']:5d}  code {stats['code_cells']:3d} "
-              f"(hidden {stats['hidden_code']:2d})  prompts {stats['prompts']}  "
+              f"(hidden {stats['hidden_code']:2d})  lines {stats['code_lines']:4d}  prompts {stats['prompts']}  "
               f"exercises {stats['exercises']}  {'ok' if not issues else '; '.join(issues)}")
     return 0
 

@@ -8,7 +8,8 @@ checks that promise cell by cell:
    as torch` becomes `import torch as torch`, `import minitorch.nn as nn` becomes
    `import torch.nn as nn`, `minitorch.tensor(...)` becomes `torch.tensor(...)`, and so on.
    Only the name is rewritten (strings and comments are left alone). The pictures module
-   `minitorch.viz` has no PyTorch counterpart and stays minitorch's.
+   `minitorch.viz` and `minitorch.book` (the files chapter 17 uses) have no PyTorch
+   counterpart and stay minitorch's.
 2. The cells run one by one, in order, in one fresh kernel (nbclient), in the notebook's own
    folder. A cell tagged `torch-diff-skip` (a cell about minitorch itself: its source, its
    pictures) is not run.
@@ -55,7 +56,7 @@ SKIP_TAG = "torch-diff-skip"
 EXPLAINED_TAG = "torch-diff-explained"
 VOLATILE_TAG = "nbval-ignore-output"
 # Submodules of minitorch that PyTorch has no counterpart for: their names are kept.
-MINITORCH_ONLY = ("viz",)
+MINITORCH_ONLY = ("viz", "book")
 # Lines of a differing cell shown in the report.
 DIFF_LINES = 12
 # Source text that suggests a cell is about minitorch itself (a candidate for the skip tag).
@@ -76,7 +77,7 @@ def to_torch(source: str) -> str:
     """Rewrite a code cell so that the name `minitorch` refers to PyTorch.
 
     Only NAME tokens are touched, so strings and comments keep the word; `minitorch.viz`
-    (which PyTorch lacks) is kept. IPython magic lines are rewritten by a plain word match.
+    and `minitorch.book` (which PyTorch lacks) are kept. IPython magic lines are rewritten by a plain word match.
     """
     lines = source.splitlines(keepends=True)
     magic_rows = {i for i, line in enumerate(lines) if _magic(line)}

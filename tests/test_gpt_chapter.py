@@ -1,7 +1,7 @@
 """Chapter 17's claims about its text and its model: the bundled text is the book's prose
-reduced to printable ASCII, with its source and licence stated; the GPT of ``book/gpt.py``
-does not read the future, counts a tied weight once, decays only matrices, and samples
-greedily with ``top_k=1``."""
+reduced to printable ASCII, with its source and licence stated; the GPT of
+``minitorch/book/gpt.py`` does not read the future, counts a tied weight once, decays only
+matrices, and samples greedily with ``top_k=1``."""
 
 import pathlib
 
@@ -15,12 +15,12 @@ from .torch_as import import_file, import_on_minitorch
 pytestmark = pytest.mark.chapter17
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
-DATA = ROOT / "book" / "data"
+DATA = ROOT / "minitorch" / "book"
 
 
 @pytest.fixture(scope="module")
 def gpt():
-    return import_on_minitorch(ROOT / "book" / "gpt.py", "gpt_chapter17")
+    return import_on_minitorch(DATA / "gpt.py", "gpt_chapter17")
 
 
 @pytest.fixture(scope="module")

@@ -21,6 +21,7 @@ pytestmark = pytest.mark.book
     ("from minitorch.viz import draw_graph", "from minitorch.viz import draw_graph"),
     ("minitorch.viz.draw_graph(y); minitorch.manual_seed(0)",
      "minitorch.viz.draw_graph(y); torch.manual_seed(0)"),
+    ("from minitorch.book import FOLDER", "from minitorch.book import FOLDER"),
     ("print('minitorch says')  # minitorch here too", "print('minitorch says')  # minitorch here too"),
     ("minitorchy = 1\nmy_minitorch = 2", "minitorchy = 1\nmy_minitorch = 2"),
     ("try:\n    import minitorch\nexcept ImportError:\n    raise\n",

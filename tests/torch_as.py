@@ -1,6 +1,6 @@
 """Import a program written for PyTorch with minitorch answering its ``import torch``.
 
-``book/gpt.py`` (chapter 17) is written the way people write a GPT for PyTorch; the
+``minitorch/book/gpt.py`` (chapter 17) is written the way people write a GPT for PyTorch; the
 tests run it unchanged by putting minitorch under PyTorch's module names while the
 file is imported, and putting back whatever was there before.
 """

@@ -1,5 +1,5 @@
-"""One training step of the GPT of ``book/gpt.py`` (chapter 17, Part V): 4 layers,
-d_model 128, 4 heads, context 64, batch 32, vocabulary 65, float32; forward,
+"""One training step of the GPT of ``minitorch/book/gpt.py`` (chapter 17, Part V):
+4 layers, d_model 128, 4 heads, context 64, batch 32, vocabulary 65, float32; forward,
 cross-entropy, backward, gradient clipping, AdamW.
 
 The same program file runs on both libraries (minitorch stands in for ``torch``
@@ -27,12 +27,12 @@ TARGET = {"reference": "torch", "max_ratio": 1.3,
           "text": "at most 1.3 x PyTorch, float32, one thread"}
 CONFIG = dict(vocab_size=65, block_size=64, n_layer=4, n_head=4, n_embd=128)
 BATCH = 32
-PROGRAM = pathlib.Path(__file__).resolve().parents[2] / "book" / "gpt.py"
+PROGRAM = pathlib.Path(__file__).resolve().parents[2] / "minitorch" / "book" / "gpt.py"
 LIBRARIES = {"torch": "torch", "minitorch": "minitorch"}
 
 
 def load_program(library):
-    """``book/gpt.py`` with ``library`` answering its ``import torch``."""
+    """``minitorch/book/gpt.py`` with ``library`` answering its ``import torch``."""
     lib = importlib.import_module(library)
     names = {"torch": lib, "torch.nn": lib.nn, "torch.nn.functional": lib.nn.functional,
              "torch.optim": lib.optim}

@@ -430,7 +430,7 @@ def as_shape(size, name=None, arg="size"):
             if not _is_size(s):
                 raise TypeError(f"{where} must be tuple of ints, but found element of type "
                                 f"{type_name_of(s)} at pos {i}")
-        return tuple([int(s) for s in size])
+        return tuple([s if isinstance(s, int) else int(s) for s in size])
     for i, s in enumerate(size):
         if _is_size(s):
             continue
@@ -442,7 +442,7 @@ def as_shape(size, name=None, arg="size"):
                             f"pass the sizes either one by one or as one tuple")
         raise TypeError(f"{where} must be tuple of ints, but found element of type "
                         f"{type_name_of(s)} at pos {i}")
-    return tuple([int(s) for s in size])
+    return tuple([s if isinstance(s, int) else int(s) for s in size])  # (a SymInt stays)
 
 
 def _is_size(s):

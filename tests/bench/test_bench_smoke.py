@@ -149,6 +149,16 @@ def test_each_workload_runs_tiny(tiny, name):
     if name == "gpt_step":                              # PyTorch only: no GPT in numpy
         assert set(result["impls"]) == {"minitorch"} and result["met"] is None
         return
+    if name == "gpt_step_compiled":                     # compiled beside eager minitorch
+        assert set(result["impls"]) == {"minitorch", "minitorch_eager"}
+        assert result["met"] in (False, None) and result["compile_seconds"] > 0
+        return
+    if name == "mlp_step_compiled":
+        assert set(result["impls"]) == {"numpy", "minitorch", "minitorch_eager"}
+        assert result["compile_seconds"] > 0
+        assert result["impls"]["minitorch"]["first_loss"] == pytest.approx(
+            result["impls"]["numpy"]["first_loss"], rel=1e-5)
+        return
     assert set(result["impls"]) == {"numpy", "minitorch"}
     assert result["met"] in (True, False, None)
     if name in ("per_op", "per_op_no_grad", "deep_chain", "fanout_chain", "digits"):      # their reference, PyTorch, is not here

@@ -159,3 +159,14 @@ def test_the_release_workflow_run_here_gives_each_task_its_points(release_a1, co
     results = workflow.run_locally(solved)
     assert [(r.points, r.max_points) for r in results] == [(4, 4), (3, 3), (1, 1)], \
         [r.output for r in results]
+
+
+def test_a_check_line_counts_tests_not_points(release_a1):
+    """book/teaching.md: in `check`'s `0/N` (`6/6` there), N is the number of the task's
+    public tests, not its points."""
+    out, _ = release_a1
+    result = student_check.run_check(root=out)
+    score = result.scores["1.1"]
+    assert score.total != score.task.points          # so the two cannot be confused here
+    line = next(line for line in student_check.format_lines(result) if "1.1" in line)
+    assert f"  0/{score.total}  " in line and f"/{score.task.points} " not in line

@@ -1,6 +1,6 @@
-"""The GPT of ``book/gpt.py`` (chapter 17's model, written for PyTorch) runs on minitorch
-and gives PyTorch's logits, loss, gradients, training losses and greedy text for the same
-weights.
+"""The GPT of ``minitorch/book/gpt.py`` (chapter 17's model, written for PyTorch) runs
+on minitorch and gives PyTorch's logits, loss, gradients, training losses and greedy text
+for the same weights.
 
 Expected values: ``data/gpt_pytorch.npz``, recorded from PyTorch 2.13 by
 ``scripts/make_gpt_fixture.py`` (run by hand; torch is never needed to test).
@@ -18,13 +18,13 @@ from ..torch_as import import_on_minitorch
 pytestmark = pytest.mark.chapter17
 
 HERE = pathlib.Path(__file__).parent
-BOOK = HERE.parents[1] / "book"
+PROGRAM = HERE.parents[1] / "minitorch" / "book" / "gpt.py"
 CONFIG = dict(vocab_size=11, block_size=8, n_layer=2, n_head=2, n_embd=16)
 
 
 def load_program_on_minitorch():
-    """Import ``book/gpt.py`` with ``minitorch`` answering its ``import torch``."""
-    return import_on_minitorch(BOOK / "gpt.py", "gpt_program_on_minitorch")
+    """Import ``minitorch/book/gpt.py`` with ``minitorch`` answering its ``import torch``."""
+    return import_on_minitorch(PROGRAM, "gpt_program_on_minitorch")
 
 
 @pytest.fixture(scope="module")

@@ -718,6 +718,17 @@ class Module:
         ``_call_impl``."""
         return self._call_impl(*args, **kwargs)
 
+    def compile(self, *args, **kwargs):
+        """Compile this module in place (chapter 19): its ``forward`` becomes
+        ``minitorch.compile``'s version, so calls (hooks around it) run compiled and the
+        state dict keeps its keys.  (PyTorch compiles ``_call_impl``, hooks included.)"""
+        from ..._dynamo.eval_frame import compile_model
+        compiled = compile_model(type(self).forward.__get__(self), *args, **kwargs)
+        code = getattr(compiled, "_minitorch_compiled", None)
+        if code is not None:            # the capture tracks this module's state
+            code.module = self
+        self.__dict__["forward"] = compiled
+
     __call__ = _wrapped_call_impl
 
     def _run_forward_pre_hooks(self, args, kwargs):

@@ -1,0 +1,432 @@
+"""What ``minitorch.compile`` returns, and what it does on each call (chapter 19).
+
+A compiled callable keeps a *cache* of entries, each one captured call with its
+*guards* (what the capture assumed: the inputs' shapes, dtypes and requires_grad,
+grad mode, the modules' training flags) and its compiled graphs.  On a call:
+
+1. the first entry whose guards hold is *replayed* (``Replay``);
+2. if none holds, the call is captured (``capture.Capture``) and each of its graphs
+   handed to the backend: a *recompile*, up to ``config.cache_size_limit`` entries.
+
+Replaying runs the function's Python again, but every op it asks for is *served*:
+the first op of a graph runs the compiled graph, which computes all of that graph's
+values at once, and each op then gets its value back after a check that it is the
+same op on the same values as when captured.  So Python side effects happen as
+written, and a call that takes another path (a different branch, another constant)
+is noticed at the first op that differs: from there the call runs eagerly, and the
+next call captures again.  Views are made again eagerly, so they share memory as
+they would have; in-place changes are copied into their tensor when asked for.
+"""
+
+import functools
+import inspect
+import warnings
+import weakref
+
+import numpy as np
+
+from .._tensor import Tensor
+from ..autograd import function, grad_mode
+from ..autograd.function import _bind_arguments
+from ..nn import Module
+from ..ops import aten
+from ..ops.aten import op_for
+from . import capture as _capture
+from . import config
+from .exc import BackendCompilerFailed
+from .guards import Guards, flatten_inputs
+from ..fx.experimental.symbolic_shapes import SymInt, evaluate
+
+__all__ = ["optimize", "OptimizedModule", "disable", "is_compiling", "reset_caches"]
+
+_caches = weakref.WeakSet()     # every compiled callable alive, for reset()
+_live_replay = [None]
+_disabled = [0]
+
+
+def is_compiling():
+    """True while minitorch.compile captures a call."""
+    return _capture.live_capture() is not None
+
+
+class CompiledCode:
+    """``fn`` compiled: the cache of captured calls, and the logic of a call."""
+
+    def __init__(self, fn, backend, fullgraph=False, dynamic=None, module=None):
+        from .backends import lookup_backend
+        self.fn, self.module = fn, module
+        self.backend = lookup_backend(backend)
+        self.backend_name = backend if isinstance(backend, str) else \
+            getattr(backend, "__name__", type(backend).__name__)
+        self.fullgraph, self.dynamic = fullgraph, dynamic
+        self.entries = []
+        self.recompile_reasons = []
+        self.names = _argument_names(fn)
+        self.auto_dynamic = set()       # (input position, dim) that changed size before
+        _caches.add(self)
+
+    def __call__(self, *args, **kwargs):
+        if _disabled[0] or _capture.live_capture() is not None or \
+                _live_replay[0] is not None or function.transform_apply[0] is not None:
+            return self.fn(*args, **kwargs)         # inside another compiled call: inlined
+        flat, names = flatten_inputs(args, kwargs, self.names)
+        reasons = []
+        for entry in self.entries:
+            reason = entry.guards.check(flat, self.module)
+            if reason is None:
+                return entry.replay(self.fn, args, kwargs, flat)
+            reasons.append(reason)
+        if len(self.entries) >= config.cache_size_limit:
+            if not getattr(self, "_warned", False):
+                warnings.warn(f"minitorch.compile: {self.fn.__name__} was recompiled "
+                              f"{config.cache_size_limit} times (the cache_size_limit); it "
+                              f"now runs without compiling. Last reason: {reasons[-1]}")
+                self._warned = True
+            return self.fn(*args, **kwargs)
+        if reasons:
+            self.recompile_reasons.append(reasons[0])
+            if self.dynamic is None and config.automatic_dynamic_shapes:
+                for entry in self.entries:
+                    self.auto_dynamic |= entry.guards.size_changes(flat)
+        return self._capture_and_compile(args, kwargs, flat, names)
+
+    def dynamic_dims(self, flat):
+        """Which dims of which inputs to capture as symbolic sizes: all of them with
+        ``dynamic=True`` (sizes 0 and 1 stay fixed, as in PyTorch), those marked with
+        ``mark_dynamic``, and, by default, those whose size changed before."""
+        dims = {}
+        for i, x in enumerate(flat):
+            if not isinstance(x, Tensor):
+                continue
+            free = set(getattr(x, "_dynamo_dynamic_indices", ()))
+            if self.dynamic:
+                free |= {d for d, n in enumerate(x.shape) if n > 1}
+            elif self.dynamic is None:
+                free |= {d for j, d in self.auto_dynamic if j == i}
+            if free:
+                dims[i] = free
+        return dims
+
+    def _capture_and_compile(self, args, kwargs, flat, names):
+        dynamic = self.dynamic_dims(flat)
+        capture = _capture.Capture(self.fullgraph, dynamic)
+        capture.inputs(flat, names)
+        if self.module is not None:
+            capture.module_state(self.module)
+        with capture, _EngineCalls():
+            result = self.fn(*args, **kwargs)
+        capture.result = result
+        entry = CacheEntry(Guards(flat, names, self.module, dynamic), capture)
+        for segment in entry.segments:
+            examples = [v.tensor for v in segment.inputs]
+            try:
+                segment.compiled = self.backend(segment.graph_module, examples)
+            except Exception as e:
+                raise BackendCompilerFailed(self.backend_name, e) from e
+        self.entries.append(entry)
+        return result
+
+    def reset(self):
+        self.entries.clear()
+        self.recompile_reasons.clear()
+
+
+class CacheEntry:
+    """One captured call: its guards, steps and compiled segments."""
+
+    def __init__(self, guards, capture):
+        self.guards = guards
+        self.steps = capture.steps
+        self.breaks = capture.breaks
+        self.segments = _capture.segments_of(capture)
+        self.bound = [v for v in capture.values if v.kind in ("param", "buffer", "external")]
+        self.inputs = [v for v in capture.values if v.kind == "input"]
+        self.misses = 0
+
+    def replay(self, fn, args, kwargs, flat):
+        replay = Replay(self, flat)
+        with replay:
+            result = fn(*args, **kwargs)
+        if replay.derailed:
+            self.misses += 1
+        return result
+
+
+class Replay:
+    """One call served from a cache entry (see the module's docstring)."""
+
+    def __init__(self, entry, flat):
+        self.entry, self.steps = entry, entry.steps
+        self.value = {}             # Value index -> tensor of this call
+        self.index_of = {}          # id(tensor) -> Value index
+        self.computed = set()
+        self.pos = 0
+        self.derailed = None
+        for v in entry.inputs:
+            self._bind(v.index, flat[v.position])
+        for v in entry.bound:
+            self._bind(v.index, v.tensor)
+
+    def __enter__(self):
+        self._saved = function.transform_apply[0]
+        function.transform_apply[0] = self.apply
+        _live_replay[0] = self
+        self._engine = _EngineCalls().__enter__()
+        self._methods = aten.patch_methods().__enter__()
+        return self
+
+    def __exit__(self, *exc):
+        self._methods.__exit__()
+        self._engine.__exit__()
+        function.transform_apply[0] = self._saved
+        _live_replay[0] = None
+
+    def eager_call(self, fn, args, kwargs):
+        """A call the capture ran as written (``disable``, ``backward``): run it so."""
+        step = self.steps[self.pos] if self.pos < len(self.steps) else None
+        if self.derailed is None and (step is None or step.how != "call"):
+            self.derailed = "a call that was not captured"
+        saved, _live_replay[0] = function.transform_apply[0], None
+        function.transform_apply[0] = None
+        try:
+            result = fn(*args, **kwargs)
+        finally:
+            function.transform_apply[0], _live_replay[0] = saved, self
+        if self.derailed is None:
+            self.pos += 1
+            self._bind_result(step.result, result)
+        return result
+
+    def _bind(self, index, t):
+        self.value[index] = t
+        self.index_of[id(t)] = index
+
+    def apply(self, cls, args, kwargs):
+        if kwargs:
+            args = _bind_arguments(cls, args, kwargs)
+        if self.derailed is not None:
+            return _capture.run_unrecorded(cls, args)
+        steps, pos = self.steps, self.pos
+        step = steps[pos] if pos < len(steps) else None
+        if step is None or step.op is not op_for(cls) or not self._same(step.args, args):
+            return self._derail(cls, args, step)
+        self.pos = pos + 1
+        how = step.how
+        if how == "view" or how == "eager":
+            result = _capture.run_unrecorded(cls, args)
+            self._bind_result(step.result, result)
+            return result
+        segment = step.segment
+        if segment not in self.computed:
+            if not self._compute(self.entry.segments[segment]):
+                return self._derail(cls, args, step)
+        if how == "copy_in":
+            return self._copy_in(step, args)
+        return self._served(step.result)
+
+    def _same(self, spec, arg):
+        """Is ``arg`` what the capture saw at this place?"""
+        if isinstance(spec, SymInt):        # a size: computed again from this call's values
+            return isinstance(arg, int) and evaluate(spec.expr, self._size_of) == arg
+        if isinstance(spec, _capture.Value):
+            if not isinstance(arg, Tensor):
+                return False
+            index = self.index_of.get(id(arg))
+            if index == spec.index:
+                return True
+            if spec.kind == "alias":
+                source = self.value.get(spec.source.index)
+                if source is not None and arg._data is source._data:
+                    self._bind(spec.index, arg)
+                    return True
+                return False
+            if spec.kind == "external" and spec.snapshot is not None and index is None:
+                return arg._data.shape == spec.snapshot.shape and \
+                    arg._data.dtype == spec.snapshot.dtype and \
+                    np.array_equal(arg._data, spec.snapshot)
+            return False
+        if isinstance(spec, _capture.ArrayOf):
+            t = self.value.get(spec.value.index)
+            return t is not None and arg is t._data
+        if isinstance(spec, (list, tuple)):
+            return isinstance(arg, (list, tuple)) and len(spec) == len(arg) and \
+                all(self._same(s, a) for s, a in zip(spec, arg))
+        if type(spec) is not type(arg):
+            return False
+        if isinstance(spec, np.ndarray):
+            return spec.shape == arg.shape and spec.dtype == arg.dtype and \
+                np.array_equal(spec, arg)
+        return spec == arg or (spec != spec and arg != arg)       # nan is nan
+
+    def _size_of(self, index, dim):
+        return self.value[index]._data.shape[dim]
+
+    def _compute(self, segment):
+        """Run a segment's compiled graph (no interposer looking): all its values at once.
+        If it fails, the call goes on eagerly, so that an error is raised by the op
+        that raises it in eager mode."""
+        if grad_mode.is_grad_enabled() != segment.grad_enabled:
+            return False
+        function.transform_apply[0] = None
+        try:
+            outputs = segment.compiled(*[self.value[v.index] for v in segment.inputs])
+        except Exception:
+            return False
+        finally:
+            function.transform_apply[0] = self.apply
+        for v, t in zip(segment.outputs, outputs):
+            self._bind(v.index, t)
+        self.computed.add(segment.index)
+        return True
+
+    def _served(self, result):
+        if isinstance(result, _capture.Value):
+            return self.value[result.index]
+        if isinstance(result, (tuple, list)):
+            items = [self._served(r) for r in result]
+            return type(result)(*items) if hasattr(result, "_fields") else type(result)(items)
+        return result
+
+    def _copy_in(self, step, args):
+        """The in-place change the graph computed, written into the tensor now."""
+        t = args[step.mutated]
+        new = self.value[step.result.index]
+        t._data[...] = new._data
+        t._version_counter.version += 1
+        self._bind(step.result.index, t)
+        return t
+
+    def _bind_result(self, spec, result):
+        if isinstance(spec, _capture.Value):
+            self._bind(spec.index, result)
+        elif isinstance(spec, (tuple, list)):
+            for s, r in zip(spec, result):
+                self._bind_result(s, r)
+
+    def _derail(self, cls, args, step):
+        self.derailed = "an op differed from the capture" if step is not None else \
+            "more ops than captured"
+        return _capture.run_unrecorded(cls, args)
+
+
+def _argument_names(fn):
+    try:
+        return [p.name for p in inspect.signature(fn).parameters.values()]
+    except (TypeError, ValueError):
+        return []
+
+
+# ----- the public wrappers ------------------------------------------------------------------------
+def optimize(fn, backend="inductor", fullgraph=False, dynamic=None, module=None):
+    """A function that runs ``fn`` compiled (``minitorch.compile`` on a function)."""
+    code = CompiledCode(fn, backend, fullgraph, dynamic, module)
+
+    @functools.wraps(fn)
+    def compiled(*args, **kwargs):
+        return code(*args, **kwargs)
+    compiled._minitorch_compiled = code
+    compiled._torchdynamo_orig_callable = fn
+    return compiled
+
+
+class OptimizedModule(Module):
+    """A module compiled by ``minitorch.compile(module)``: calling it runs the compiled
+    ``module(...)``.  The module itself is ``_orig_mod`` (so the state dict's keys start
+    with ``_orig_mod.``); other attributes are read from it."""
+
+    def __init__(self, mod, backend="inductor", fullgraph=False, dynamic=None):
+        super().__init__()
+        self._orig_mod = mod
+        code = CompiledCode(mod.__call__, backend, fullgraph, dynamic, module=mod)
+        code.names = _argument_names(mod.forward)
+        object.__setattr__(self, "_compiled", code)
+
+    def forward(self, *args, **kwargs):
+        return self._compiled(*args, **kwargs)
+
+    def __getattr__(self, name):
+        if name in ("_orig_mod", "_parameters", "_buffers", "_modules"):
+            return super().__getattr__(name)
+        return getattr(self._orig_mod, name)
+
+
+def disable(fn=None, recursive=True, *, reason=None):
+    """``fn`` never compiled: inside a compiled call it runs as written, between two
+    graphs (a graph break)."""
+    if fn is None:
+        return functools.partial(disable, recursive=recursive, reason=reason)
+
+    @functools.wraps(fn)
+    def not_compiled(*args, **kwargs):
+        return eager_call(fn, args, kwargs)
+    not_compiled._torchdynamo_disable = True
+    return not_compiled
+
+
+def eager_call(fn, args, kwargs):
+    """Run ``fn`` as written, outside any capture or replay: a step of its own."""
+    capture, replay = _capture.live_capture(), _live_replay[0]
+    if capture is not None:
+        return capture.eager_call(fn, args, kwargs)
+    if replay is not None:
+        return replay.eager_call(fn, args, kwargs)
+    _disabled[0] += 1
+    try:
+        return fn(*args, **kwargs)
+    finally:
+        _disabled[0] -= 1
+
+
+class _EngineCalls:
+    """While capturing or replaying, ``backward`` and ``autograd.grad`` run as eager
+    calls: the engine reads values, so a graph cannot hold it (PyTorch breaks the
+    graph there too)."""
+
+    def __enter__(self):
+        from .. import autograd
+        self.saved = (Tensor.backward, autograd.backward, autograd.grad)
+        backward, grad = autograd.backward, autograd.grad
+        Tensor.backward = lambda *a, **k: eager_call(self.saved[0], a, k)
+        autograd.backward = lambda *a, **k: eager_call(backward, a, k)
+        autograd.grad = lambda *a, **k: eager_call(grad, a, k)
+        return self
+
+    def __exit__(self, *exc):
+        from .. import autograd
+        Tensor.backward, autograd.backward, autograd.grad = self.saved
+
+
+def reset_caches():
+    for code in list(_caches):
+        code.reset()
+
+
+
+_MODES = ("default", "lite", "reduce-overhead", "max-autotune-no-cudagraphs", "max-autotune")
+
+
+def compile_model(model=None, *, fullgraph=False, dynamic=None, backend="inductor",
+                  mode=None, options=None, disable=False):
+    """``minitorch.compile``: a compiled function, an ``OptimizedModule``, or (called
+    without a model) a decorator."""
+    if model is None:
+        return functools.partial(compile_model, fullgraph=fullgraph, dynamic=dynamic,
+                                 backend=backend, mode=mode, options=options,
+                                 disable=disable)
+    if mode is not None and options is not None:
+        raise RuntimeError("Either mode or options can be specified, but both can't be "
+                           "specified at the same time.")
+    if mode is not None and mode not in _MODES:
+        raise RuntimeError(f"Unrecognized mode={mode}, should be one of: {', '.join(_MODES)}")
+    if not callable(model):
+        raise AssertionError(f"A callable function is expected, but {type(model)} is "
+                             "provided.")
+    if disable:
+        return model
+    from .backends import lookup_backend
+    lookup_backend(backend)                 # an unknown name fails now, not at the call
+    if options:
+        backend = functools.partial(lookup_backend(backend), **options)
+    if isinstance(model, Module):
+        return OptimizedModule(model, backend, fullgraph, dynamic)
+    return optimize(model, backend, fullgraph, dynamic)

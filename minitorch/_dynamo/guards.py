@@ -1,0 +1,132 @@
+"""Guards: what a captured call assumed about its inputs, checked before a replay
+(chapter 19).
+
+A graph was captured for inputs of certain shapes, dtypes and ``requires_grad``,
+with grad mode on or off and the modules in training or evaluation mode.  Before a
+cached graph is replayed, ``Guards.check`` compares the call's inputs with those;
+the first difference is the *reason* for a recompile, in PyTorch's words.  Python
+numbers among the inputs are guarded by value (PyTorch specializes on them too).
+A size that ``dynamic`` shapes leave free is not checked.
+"""
+
+from .._tensor import Tensor
+from .._dtype import get_default_dtype
+from ..autograd import grad_mode
+
+__all__ = ["Guards", "flatten_inputs"]
+
+
+def flatten_inputs(args, kwargs, names):
+    """The tensors and plain values of a call, in order, each with a name
+    (``x``, ``xs[0]``, ``options['scale']``)."""
+    flat, flat_names = [], []
+
+    def walk(x, name):
+        if isinstance(x, Tensor):
+            flat.append(x)
+            flat_names.append(name)
+        elif isinstance(x, (list, tuple)):
+            for i, item in enumerate(x):
+                walk(item, f"{name}[{i}]")
+        elif isinstance(x, dict):
+            for k, v in x.items():
+                walk(v, f"{name}[{k!r}]")
+        else:
+            flat.append(x)
+            flat_names.append(name)
+    for i, a in enumerate(args):
+        walk(a, names[i] if i < len(names) else f"args[{i}]")
+    for k, v in kwargs.items():
+        walk(v, k)
+    return flat, flat_names
+
+
+class Guards:
+    """The conditions under which a capture can be replayed."""
+
+    def __init__(self, flat, names, module=None, dynamic_dims=None):
+        self.names = names
+        self.dynamic = dynamic_dims or {}       # input position -> set of free dims
+        self.checks = []
+        for i, x in enumerate(flat):
+            if isinstance(x, Tensor):
+                self.checks.append((i, True, tuple(x.shape), x.dtype, x.requires_grad))
+            else:
+                self.checks.append((i, False, type(x), x, None))
+        self.grad_enabled = grad_mode.is_grad_enabled()
+        self.default_dtype = get_default_dtype()
+        self.training = _training(module)
+
+    def check(self, flat, module=None):
+        """None if a replay may go ahead, else the first reason it may not."""
+        if len(flat) != len(self.checks):
+            return f"the call has {len(flat)} inputs, the capture had {len(self.checks)}"
+        for i, is_tensor, a, b, c in self.checks:
+            x = flat[i]
+            name = self.names[i]
+            if is_tensor:
+                if not isinstance(x, Tensor):
+                    return f"{name} is not a tensor any more"
+                reason = self._tensor(name, x, a, b, c, self.dynamic.get(i, ()))
+                if reason:
+                    return reason
+            elif type(x) is not a or not (x == b):
+                return f"{name} == {b!r}"
+        if grad_mode.is_grad_enabled() != self.grad_enabled:
+            return f"grad mode: the capture ran with grad mode {_on(self.grad_enabled)}"
+        if get_default_dtype() is not self.default_dtype:
+            return "the default dtype changed"
+        if module is not None and _training(module) != self.training:
+            return "a module's training flag changed (train() or eval())"
+        return None
+
+    @staticmethod
+    def _tensor(name, x, shape, dtype, requires_grad, free):
+        actual = x._data.shape
+        if len(actual) != len(shape):
+            return (f"tensor '{name}' rank mismatch. expected {len(shape)}, "
+                    f"actual {len(actual)}")
+        for d, (e, a) in enumerate(zip(shape, actual)):
+            if e != a and d not in free:
+                return f"tensor '{name}' size mismatch at index {d}. expected {e}, actual {a}"
+        if x.dtype is not dtype:
+            return f"tensor '{name}' dtype mismatch. expected {dtype}, actual {x.dtype}"
+        if x.requires_grad != requires_grad:
+            return (f"tensor '{name}' requires_grad mismatch. expected "
+                    f"requires_grad={int(requires_grad)}")
+        return None
+
+    def size_changes(self, flat):
+        """The (input position, dim) pairs whose size differs: what automatic dynamic
+        shapes make free in the next capture."""
+        changed = set()
+        for i, is_tensor, shape, _, _ in self.checks:
+            x = flat[i] if i < len(flat) else None
+            if is_tensor and isinstance(x, Tensor) and len(x.shape) == len(shape):
+                changed |= {(i, d) for d, (e, a) in enumerate(zip(shape, x.shape)) if e != a}
+        return changed
+
+
+def _training(module):
+    return None if module is None else tuple(m.training for m in module.modules())
+
+
+def _on(flag):
+    return "on" if flag else "off"
+
+
+def _describe(guards):
+    lines = []
+    for i, is_tensor, a, b, c in guards.checks:
+        name = guards.names[i]
+        if is_tensor:
+            lines.append(f"tensor {name}: size={list(a)}, dtype={b}, requires_grad={c}")
+        else:
+            lines.append(f"{name} == {b!r}")
+    lines.append(f"grad mode is {_on(guards.grad_enabled)}")
+    if guards.training is not None:
+        lines.append("every module's training flag is as captured")
+    return lines
+
+
+Guards.describe = _describe

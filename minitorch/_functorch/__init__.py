@@ -1,0 +1,1 @@
+"""``minitorch._functorch``: AOT autograd (chapter 20), in ``aot_autograd.py``."""

@@ -1,0 +1,353 @@
+"""Symbolic tracing: run a module once on proxies and keep what it did (chapter 18).
+
+``Tracer.trace`` calls ``forward`` with a ``Proxy`` for each input.  Operators and
+methods on proxies record themselves (``proxy.py``).  Three more things need the
+tracer's help, and it provides it by *patching* for the length of the trace:
+
+* ``module(x)``: ``Module.__call__`` asks ``is_leaf_module``: a leaf (minitorch's own
+  layers) becomes one ``call_module`` node; any other module is traced through.
+* ``self.weight``: reading a parameter gives a ``get_attr`` proxy.
+* ``minitorch.relu(p)``: a function knows nothing about proxies.  PyTorch's functions
+  ask their arguments (``__torch_function__``); minitorch's do not, so the tracer puts
+  a stand-in in front of each public function of ``minitorch`` and
+  ``minitorch.nn.functional`` that records a ``call_function`` node when a proxy is
+  among the arguments.  ``fx.wrap("name")`` does the same for a function of yours.
+"""
+
+import builtins
+import functools
+import inspect
+import math
+import sys
+import types
+
+from .graph import Graph, _WRAPPED
+from .graph_module import GraphModule
+from .node import Node, map_aggregate, has_side_effect
+from .proxy import Proxy, TraceError
+
+__all__ = ["Tracer", "symbolic_trace", "wrap", "PH"]
+
+
+class _PlaceholderSentinel:
+    def __repr__(self):
+        return "PH"
+
+
+PH = _PlaceholderSentinel()     # in concrete_args: "this argument stays an input"
+
+
+class Tracer:
+    """Records a module's ``forward`` (or a function) as a ``Graph``.  Subclass it and
+    override ``is_leaf_module`` to choose which submodules stay calls."""
+
+    def __init__(self, autowrap_modules=(math,), autowrap_functions=(),
+                 param_shapes_constant=False):
+        self._autowrap_ids = {id(v) for m in autowrap_modules for v in vars(m).values()
+                              if callable(v)} | {id(f) for f in autowrap_functions}
+        self.param_shapes_constant = param_shapes_constant
+        self.graph = None
+        self.root = None
+
+    # ----- the decisions a subclass may change -----------------------------------------
+    def is_leaf_module(self, m, module_qualified_name):
+        """minitorch's own layers stay calls (``call_module``); Sequential and every
+        module of yours is traced through."""
+        from ..nn import Sequential
+        module = type(m).__module__ or ""
+        return (module.startswith("minitorch.nn") and not isinstance(m, Sequential))
+
+    def call_module(self, m, forward, args, kwargs):
+        """What ``m(*args, **kwargs)`` does while tracing."""
+        path = self.path_of_module(m)
+        if self.is_leaf_module(m, path):
+            return self.create_proxy("call_module", path, args, kwargs)
+        return forward(*args, **kwargs)
+
+    def getattr(self, attr, attr_val, parameter_proxy_cache):
+        """A parameter read from a module becomes a ``get_attr`` node (made once)."""
+        from ..nn import Parameter
+        if not isinstance(attr_val, Parameter):
+            return attr_val
+        for name, p in self.root.named_parameters():
+            if p is attr_val:
+                if name not in parameter_proxy_cache:
+                    parameter_proxy_cache[name] = self.create_proxy("get_attr", name, (), {})
+                return parameter_proxy_cache[name]
+        return attr_val
+
+    def to_bool(self, obj):
+        raise TraceError("symbolically traced variables cannot be used as inputs to control "
+                         "flow: `if`, `while`, `and`/`or` and `assert` need a True or False "
+                         "now, and a traced value has none until the graph runs. Pass the "
+                         "deciding value through concrete_args, or make the branch a leaf "
+                         "module or an fx.wrap'ed function")
+
+    def iter(self, obj):
+        raise TraceError("Proxy object cannot be iterated: the number of items of a traced "
+                         "value is not known while tracing. This happens when a Proxy is "
+                         "used in a for loop or passed as *args or **kwargs; unpack it into a "
+                         "fixed number of names (a, b = p) or index it instead")
+
+    def keys(self, obj):
+        raise TraceError("Proxy object cannot be unpacked with **: its keys are not known "
+                         "while tracing")
+
+    # ----- making nodes ------------------------------------------------------------------
+    def create_node(self, kind, target, args, kwargs, name=None, type_expr=None):
+        return self.graph.create_node(kind, target, args, kwargs, name, type_expr)
+
+    def proxy(self, node):
+        return Proxy(node, self)
+
+    def create_proxy(self, kind, target, args, kwargs, name=None, type_expr=None):
+        """A node for this call, its arguments turned into graph arguments, as a Proxy."""
+        node = self.create_node(kind, target, self.create_arg(tuple(args)),
+                                self.create_arg(dict(kwargs)), name, type_expr)
+        return self.proxy(node)
+
+    def create_arg(self, a):
+        """A value as a graph argument: proxies become their nodes, tensors of the root
+        become ``get_attr`` nodes, other tensors constants kept on the root."""
+        from .._tensor import Tensor
+        if isinstance(a, Proxy):
+            return a.node
+        if isinstance(a, Node):
+            return a
+        if isinstance(a, Tensor):
+            return self._tensor_arg(a)
+        if isinstance(a, (tuple, list)):
+            items = [self.create_arg(x) for x in a]
+            if isinstance(a, tuple) and hasattr(a, "_fields"):
+                return type(a)(*items)
+            return type(a)(items) if type(a) in (tuple, list) else tuple(items)
+        if isinstance(a, dict):
+            return {k: self.create_arg(v) for k, v in a.items()}
+        if isinstance(a, slice):
+            return slice(*(self.create_arg(x) for x in (a.start, a.stop, a.step)))
+        if a is None or isinstance(a, (bool, int, float, str, type(Ellipsis))) or \
+                _is_plain_value(a):
+            return a
+        raise NotImplementedError(f"argument of type: {type(a)}: fx graphs hold nodes, "
+                                  "tensors, numbers, strings and containers of them")
+
+    def _tensor_arg(self, t):
+        for name, p in self.root.named_parameters():
+            if p is t:
+                return self.create_node("get_attr", name, (), {})
+        for name, b in self.root.named_buffers():
+            if b is t:
+                return self.create_node("get_attr", name, (), {})
+        name = self._tensor_constants.get(id(t))
+        if name is None:
+            name = f"_tensor_constant{len(self._tensor_constants)}"
+            self._tensor_constants[id(t)] = name
+            setattr(self.root, name, t)
+        return self.create_node("get_attr", name, (), {})
+
+    def path_of_module(self, mod):
+        path = self._module_paths.get(id(mod))
+        if path is None:
+            raise NameError("module is not installed as a submodule: tracing can only "
+                            "record calls of modules that are attributes of the root")
+        return path
+
+    # ----- tracing ------------------------------------------------------------------------
+    def trace(self, root, concrete_args=None):
+        """The graph of ``root`` (a Module or a function)."""
+        from ..nn import Module
+        is_module = isinstance(root, Module)
+        root, fn = (root, type(root).forward) if is_module else (Module(), root)
+        self._prepare(root, Graph(tracer_cls=type(self)))
+        args = self._args_for_root(fn, is_module, concrete_args or {})
+        with _Patches(self, fn):
+            result = fn(*args)
+        self.create_node("output", "output", (self.create_arg(result),), {})
+        return self.graph
+
+    def _prepare(self, root, graph):
+        self.root, self.graph = root, graph
+        self._tensor_constants = {}
+        self._module_paths = {id(m): name for name, m in root.named_modules()}
+
+    def _args_for_root(self, fn, is_module, concrete_args):
+        """A placeholder proxy per parameter of ``fn``; a concrete argument is passed as
+        its value, with a check in the graph that later calls pass the same."""
+        params = list(inspect.signature(fn).parameters.values())
+        args = [self.root] if is_module else []
+        if is_module:
+            params = params[1:]
+        for p in params:
+            if p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD):
+                raise NotImplementedError(f"symbolic_trace does not trace *args or **kwargs "
+                                          f"({p.name} of {fn.__name__}): give each input a "
+                                          "name")
+            if p.name in concrete_args and concrete_args[p.name] is not PH:
+                args.append(self._concrete(p.name, concrete_args[p.name]))
+                continue
+            default = p.default
+            ph = self.create_proxy("placeholder", p.name, () if default is p.empty
+                                   else (default,), {})
+            args.append(ph)
+        return args
+
+    def _concrete(self, name, value):
+        """A concrete argument still has an input (renamed ``name_1``), checked to be the
+        value the graph was traced with."""
+        self.graph._create_name(name)
+        message = f"{name} has been specialized to have value {value} but got another value"
+        ph = self.create_proxy("placeholder", name, (None,) if value is None else (), {})
+        ph.node.target = ph.node.name
+        if value is None:
+            self.create_proxy("call_function", _assert_is_none, (ph, message), {})
+        elif isinstance(value, (bool, int, float, str)):
+            self.create_proxy("call_function", _assert, (ph == value, message), {})
+        return value
+
+
+@has_side_effect
+def _assert(condition, message):
+    if not condition:
+        raise AssertionError(message)
+
+
+@has_side_effect
+def _assert_is_none(value, message):
+    if value is not None:
+        raise AssertionError(message)
+
+
+def _is_plain_value(a):
+    """Other constants a graph may hold: dtypes, devices, sizes, functions, and numpy
+    arrays and numbers (some of minitorch's ops take an array, e.g. a mask)."""
+    import numpy as np
+    import minitorch
+    return isinstance(a, (minitorch.dtype, minitorch.device, minitorch.Size, complex,
+                          types.FunctionType, type, range, np.ndarray, np.generic))
+
+
+# ----- patching for the length of a trace ------------------------------------------------------
+# Functions of these modules that take tensors but compute nothing on them, or that set
+# global state: a proxy passed to one of them is a mistake the function reports itself.
+_NOT_RECORDED = {"get_default_dtype", "set_default_dtype", "promote_types", "result_type",
+                 "can_cast", "set_default_device", "get_default_device", "manual_seed",
+                 "seed", "initial_seed", "get_rng_state", "set_rng_state",
+                 "is_grad_enabled", "is_inference_mode_enabled", "is_anomaly_enabled",
+                 "is_anomaly_check_nan_enabled", "set_printoptions", "save", "load",
+                 "is_tensor", "broadcast_shapes", "compile"}
+_NAMESPACES = ("minitorch", "minitorch.nn.functional", "minitorch.linalg")
+
+
+class _Patches:
+    """Everything the tracer changes while it traces, put back afterwards."""
+
+    def __init__(self, tracer, fn=None, modules=True):
+        self.tracer, self.fn, self.modules = tracer, fn, modules
+        self.saved = []
+
+    def _set(self, owner, name, value, setter=setattr):
+        self.saved.append((owner, name, owner.__dict__[name] if isinstance(owner, type)
+                           else getattr(owner, name), setter))
+        setter(owner, name, value)
+
+    def __enter__(self):
+        from ..nn import Module
+        tracer = self.tracer
+        original_call, original_getattr = Module.__call__, Module.__getattr__
+        cache = {}
+
+        def module_call(mod, *args, **kwargs):
+            return tracer.call_module(mod, functools.partial(original_call, mod),
+                                      args, kwargs)
+
+        def module_getattr(mod, name):
+            return tracer.getattr(name, original_getattr(mod, name), cache)
+
+        if self.modules:
+            self._set(Module, "__call__", module_call)
+            self._set(Module, "__getattr__", module_getattr)
+        for home in _NAMESPACES:
+            module = sys.modules.get(home)
+            for name, fn in list(vars(module).items()):
+                if isinstance(fn, types.FunctionType) and not name.startswith("_") \
+                        and name not in _NOT_RECORDED:
+                    self._set(module, name, _recording(tracer, fn))
+        fn_globals = getattr(self.fn, "__globals__", {})
+        for name, value in list(fn_globals.items()):
+            if id(value) in tracer._autowrap_ids:
+                self._set_global(fn_globals, name, _recording(tracer, value))
+        for (globals_id, name), globals_ in list(_WRAP_SITES.items()):
+            if name in globals_:
+                self._set_global(globals_, name, _recording(tracer, globals_[name]))
+            elif name in vars(builtins):     # fx.wrap("len")
+                self._set_global(globals_, name, _recording(tracer, vars(builtins)[name]))
+        return self
+
+    def _set_global(self, globals_, name, value):
+        missing = object()
+        old = globals_.get(name, missing)
+        self.saved.append((globals_, name, old, _restore_global(missing)))
+        globals_[name] = value
+
+    def __exit__(self, *exc):
+        for owner, name, value, setter in reversed(self.saved):
+            setter(owner, name, value)
+        self.saved.clear()
+
+
+def _restore_global(missing):
+    def restore(globals_, name, value):
+        if value is missing:
+            globals_.pop(name, None)
+        else:
+            globals_[name] = value
+    return restore
+
+
+def _recording(tracer, fn):
+    """``fn`` as it behaves while tracing: a ``call_function`` node when a proxy is among
+    its arguments, the function itself otherwise."""
+    @functools.wraps(fn)
+    def stand_in(*args, **kwargs):
+        if _has_proxy((args, kwargs)):
+            return tracer.create_proxy("call_function", fn, args, kwargs)
+        return fn(*args, **kwargs)
+    return stand_in
+
+
+def _has_proxy(value):
+    found = []
+    map_aggregate(value, lambda x: found.append(x) if isinstance(x, Proxy) else None)
+    return bool(found)
+
+
+# ----- fx.wrap ---------------------------------------------------------------------------------
+_WRAP_SITES = {}        # (id of the globals, name) -> the globals dict where wrap was called
+
+
+def wrap(fn_or_name):
+    """Keep calls of a function as ``call_function`` nodes instead of tracing into it.
+    Call it at module scope with the function or its name; it returns its argument."""
+    name = fn_or_name if isinstance(fn_or_name, str) else getattr(fn_or_name, "__name__",
+                                                                      None)
+    if name is None or not isinstance(name, str):
+        raise NotImplementedError("wrap must be called with a function or its name")
+    caller = sys._getframe(1)
+    if caller.f_code.co_name != "<module>" and caller.f_globals is not caller.f_locals:
+        raise NotImplementedError("wrap must be called at the top level of a module")
+    globals_ = caller.f_globals
+    _WRAP_SITES[(id(globals_), name)] = globals_
+    fn = globals_.get(name, vars(builtins).get(name))
+    if fn is not None:
+        _WRAPPED[(id(globals_), name)] = fn
+    return fn_or_name
+
+
+def symbolic_trace(root, concrete_args=None):
+    """Trace ``root`` (a Module or a function) into a ``GraphModule``."""
+    from ..nn import Module
+    tracer = Tracer()
+    graph = tracer.trace(root, concrete_args)
+    name = type(root).__name__ if isinstance(root, Module) else root.__name__
+    return GraphModule(tracer.root, graph, name)
+

@@ -1,0 +1,1 @@
+"""``minitorch.fx.experimental``: ``symbolic_shapes`` (sizes as expressions, chapter 19)."""

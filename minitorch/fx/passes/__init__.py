@@ -1,0 +1,1 @@
+"""Passes over fx graphs (chapter 18): ``shape_prop``."""

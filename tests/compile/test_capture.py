@@ -1,0 +1,217 @@
+"""``minitorch.compile`` (chapter 19): capture, graph breaks, guards and recompiles,
+dynamic sizes, the public switches and their errors.
+
+Counts and messages observed on PyTorch 2.13 where PyTorch has the same thing
+(``explain``'s counts, ``fullgraph``'s exception type, the guard failure wording, the
+errors of bad arguments); minitorch's op-level graphs count ``sum`` as an op where
+PyTorch's explain lists only call_function nodes (PyTorch: 4 ops, minitorch: 5).
+"""
+
+import warnings
+
+import numpy as np
+import pytest
+
+import minitorch
+import minitorch._dynamo as dynamo
+import minitorch.nn as nn
+from minitorch._dynamo.exc import InvalidBackend, Unsupported
+
+pytestmark = pytest.mark.chapter19
+
+
+def branchy(x):
+    x = x * 2
+    if x.sum() > 0:
+        x = x + 1
+    return x * 3
+
+
+class Recorder:
+    """A backend that keeps the graphs it is given and runs them as they are."""
+
+    def __init__(self):
+        self.graphs = []
+
+    def __call__(self, gm, example_inputs):
+        self.graphs.append(gm)
+        return gm.forward
+
+
+def test_explain_counts_graphs_and_breaks():
+    out = dynamo.explain(branchy)(minitorch.ones(3))
+    assert (out.graph_count, out.graph_break_count) == (2, 1)      # as PyTorch
+    assert [[op.__name__ for op in ops] for op in [0] for ops in out.ops_per_graph] == \
+        [["mul_scalar", "sum", "gt"], ["add_scalar", "mul_scalar"]]
+    assert out.op_count == 5
+    reason = out.break_reasons[0]
+    assert "Tensor.__bool__" in reason.reason and reason.user_stack[0].name == "branchy"
+    assert "Graph Count: 2\nGraph Break Count: 1\nOp Count: 5\nBreak Reasons:" in str(out)
+
+
+def test_a_graph_break_keeps_both_branches_right():
+    compiled = minitorch.compile(branchy, backend="eager")
+    for x in (minitorch.ones(3), -minitorch.ones(3), minitorch.ones(3)):
+        assert compiled(x).tolist() == branchy(x).tolist()
+
+
+def test_fullgraph_refuses_a_graph_break():
+    compiled = minitorch.compile(branchy, backend="eager", fullgraph=True)
+    with pytest.raises(Unsupported, match="fullgraph=True"):
+        compiled(minitorch.ones(3))
+    assert issubclass(Unsupported, RuntimeError)
+
+
+def test_the_backend_is_called_once_per_graph_and_the_graph_is_minitorchs_ops():
+    backend = Recorder()
+    model = nn.Sequential(nn.Linear(3, 4), nn.ReLU())
+    compiled = minitorch.compile(model, backend=backend)
+    x = minitorch.randn(5, 3)
+    for _ in range(3):
+        np.testing.assert_array_equal(compiled(x).detach().numpy(), model(x).detach().numpy())
+    assert len(backend.graphs) == 1
+    code = backend.graphs[0].code
+    assert "def forward(self, input, p_0_weight, p_0_bias):" in code
+    assert "addmm = minitorch.ops.aten.addmm(p_0_bias, input_1, t)" in code
+
+
+def test_guards_recompile_with_pytorchs_reason():
+    backend = Recorder()
+    model = nn.Linear(3, 2)
+    compiled = minitorch.compile(model, backend=backend, dynamic=False)
+    compiled(minitorch.randn(4, 3))
+    compiled(minitorch.randn(5, 3))
+    compiled(minitorch.randn(4, 3).double().float())       # the first entry again
+    model.eval()
+    compiled(minitorch.randn(4, 3))
+    with minitorch.no_grad():
+        compiled(minitorch.randn(4, 3))
+    assert compiled._compiled.recompile_reasons == [
+        "tensor 'input' size mismatch at index 0. expected 4, actual 5",
+        "a module's training flag changed (train() or eval())",
+        "grad mode: the capture ran with grad mode on"]
+    assert len(backend.graphs) == 4
+
+
+def test_too_many_recompiles_fall_back_with_a_warning(monkeypatch):
+    monkeypatch.setattr(dynamo.config, "cache_size_limit", 2)
+    compiled = minitorch.compile(lambda x, n: x * n, backend="eager")
+    compiled(minitorch.ones(2), 1)
+    compiled(minitorch.ones(2), 2)
+    with pytest.warns(UserWarning, match="cache_size_limit"):
+        assert compiled(minitorch.ones(2), 3).tolist() == [3.0, 3.0]
+
+
+def test_dynamic_true_keeps_one_graph_across_sizes():
+    backend = Recorder()
+
+    def f(x):
+        b, t = x.shape
+        return (x * 2).view(b * t).sum(0) + x.reshape(t, b).t().sum()
+    compiled = minitorch.compile(f, backend=backend, dynamic=True)
+    for n in (3, 4, 5):
+        assert compiled(minitorch.ones(n, 2)).item() == f(minitorch.ones(n, 2)).item()
+    assert len(backend.graphs) == 1
+    assert "sym_size" in backend.graphs[0].code
+    assert compiled._minitorch_compiled.entries[0].misses == 0
+
+
+def test_a_size_that_changes_becomes_dynamic_on_the_second_capture():
+    backend = Recorder()
+    compiled = minitorch.compile(lambda x: x.view(-1, 2).sum(0), backend=backend)
+    for n in (2, 3, 4, 5):
+        compiled(minitorch.ones(n, 2))
+    assert len(backend.graphs) == 2          # PyTorch's automatic dynamic shapes: also 2
+
+
+def test_mark_dynamic():
+    backend = Recorder()
+    compiled = minitorch.compile(lambda x: x.view(x.shape[0] * 2) * 2, backend=backend)
+    x = minitorch.ones(3, 2)
+    dynamo.mark_dynamic(x, 0)
+    compiled(x)
+    assert "sym_size" in backend.graphs[0].code
+
+
+def test_compile_as_a_decorator_with_arguments():
+    @minitorch.compile(backend="eager", fullgraph=True)
+    def g(x):
+        return x + 1
+    assert g(minitorch.ones(1)).tolist() == [2.0] and g.__name__ == "g"
+
+
+def test_an_optimized_module_wraps_the_original():
+    model = nn.Linear(2, 2)
+    compiled = minitorch.compile(model, backend="eager")
+    assert type(compiled).__name__ == "OptimizedModule" and compiled._orig_mod is model
+    assert list(compiled.state_dict()) == ["_orig_mod.weight", "_orig_mod.bias"]
+    assert compiled.in_features == 2
+    assert repr(compiled).startswith("OptimizedModule(\n  (_orig_mod): Linear(")
+
+
+def test_module_compile_in_place_keeps_the_state_dict():
+    model = nn.Linear(2, 2)
+    model.compile(backend="eager")
+    assert type(model).__name__ == "Linear" and list(model.state_dict()) == ["weight", "bias"]
+    x = minitorch.randn(3, 2)
+    expected = x @ model.weight.t() + model.bias
+    for _ in range(2):
+        np.testing.assert_array_equal(model(x).detach().numpy(), expected.detach().numpy())
+    assert len(model.forward._minitorch_compiled.entries) == 1
+
+
+def test_reset_forgets_the_captures():
+    backend = Recorder()
+    compiled = minitorch.compile(lambda x: x * 2, backend=backend)
+    compiled(minitorch.ones(2))
+    dynamo.reset()
+    compiled(minitorch.ones(2))
+    minitorch.compiler.reset()
+    compiled(minitorch.ones(2))
+    assert len(backend.graphs) == 3
+
+
+def test_is_compiling_only_while_capturing():
+    seen = []
+
+    def f(x):
+        seen.append(minitorch.compiler.is_compiling())
+        return x + 1
+    compiled = minitorch.compile(f, backend="eager")
+    compiled(minitorch.ones(1))
+    compiled(minitorch.ones(1))
+    assert seen == [True, False] and not minitorch.compiler.is_compiling()
+
+
+def test_disable_makes_a_graph_break_and_runs_as_written():
+    calls = []
+
+    @minitorch.compiler.disable
+    def python_side(x):
+        calls.append(1)
+        return x * 10
+    backend = Recorder()
+    compiled = minitorch.compile(lambda x: python_side(x + 1) - 1, backend=backend)
+    for _ in range(2):
+        assert compiled(minitorch.ones(2)).tolist() == [19.0, 19.0]
+    assert len(calls) == 2 and len(backend.graphs) == 2
+
+
+@pytest.mark.parametrize("kwargs, error, message", [
+    (dict(mode="foo"), RuntimeError, "Unrecognized mode=foo, should be one of: default, lite, "
+                                     "reduce-overhead, max-autotune-no-cudagraphs, max-autotune"),
+    (dict(backend="nope"), InvalidBackend, "Invalid backend: 'nope'"),
+    (dict(mode="default", options={"a": 1}), RuntimeError,
+     "Either mode or options can be specified, but both can't be specified at the same time."),
+])
+def test_bad_arguments_fail_as_in_pytorch(kwargs, error, message):
+    with pytest.raises(error, match=message):
+        minitorch.compile(lambda x: x, **kwargs)
+
+
+def test_compile_needs_a_callable_and_lists_its_backends():
+    with pytest.raises(AssertionError, match="A callable function is expected, but "
+                                             "<class 'int'> is provided."):
+        minitorch.compile(3)
+    assert minitorch.compiler.list_backends() == ["inductor"]
+    assert {"eager", "aot_eager", "inductor"} <= set(dynamo.list_backends(exclude_tags=()))

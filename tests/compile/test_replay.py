@@ -1,0 +1,81 @@
+"""Replaying a capture (chapter 19): the function's Python runs on every call and each op
+is served from the compiled graph after a check, so side effects, views, in-place
+changes and randomness behave as in eager mode."""
+
+import numpy as np
+import pytest
+
+import minitorch
+import minitorch.nn as nn
+
+pytestmark = pytest.mark.chapter19
+
+
+def test_python_side_effects_happen_on_every_call():
+    log = []
+
+    def f(x):
+        log.append(len(log))
+        return x.exp()
+    compiled = minitorch.compile(f)
+    for _ in range(3):
+        compiled(minitorch.zeros(2))
+    assert log == [0, 1, 2]
+
+
+def test_a_different_path_is_noticed_and_runs_eagerly():
+    scale = [2.0]
+
+    def f(x):
+        return (x * scale[0]).sum()
+    compiled = minitorch.compile(f, backend="eager")
+    assert compiled(minitorch.ones(3)).item() == 6.0
+    scale[0] = 5.0                              # Python state the guards do not see
+    assert compiled(minitorch.ones(3)).item() == 15.0
+    assert compiled._minitorch_compiled.entries[0].misses == 1
+
+
+def test_views_still_share_memory():
+    def f(x):
+        y = x * 1
+        v = y[0]
+        y.add_(1)
+        return v
+    compiled = minitorch.compile(f)
+    for _ in range(2):
+        assert compiled(minitorch.zeros(2, 2)).tolist() == [1.0, 1.0]
+
+
+def test_an_in_place_change_of_a_buffer_is_written_into_it():
+    class Counter(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.register_buffer("n", minitorch.zeros(()))
+
+        def forward(self, x):
+            self.n.add_(1)
+            return x + self.n
+    model = Counter()
+    compiled = minitorch.compile(model)
+    results = [compiled(minitorch.zeros(1)).item() for _ in range(3)]
+    assert results == [1.0, 2.0, 3.0] and model.n.item() == 3.0
+
+
+def test_dropout_draws_new_numbers_each_call():
+    model = nn.Dropout(0.5)
+    compiled = minitorch.compile(model)
+    a = compiled(minitorch.ones(1000))
+    b = compiled(minitorch.ones(1000))
+    assert not np.array_equal(a.numpy(), b.numpy())
+    assert set(np.unique(a.numpy())) <= {0.0, 2.0}
+
+
+def test_a_value_read_for_a_check_is_no_graph_break():
+    # F.embedding checks its indices; the check runs again at each call.
+    emb = nn.Embedding(4, 2)
+    explained = minitorch._dynamo.explain(emb)(minitorch.tensor([0, 3]))
+    assert explained.graph_break_count == 0
+    compiled = minitorch.compile(emb)
+    compiled(minitorch.tensor([0, 3]))
+    with pytest.raises(IndexError, match="index out of range in self"):
+        compiled(minitorch.tensor([0, 4]))

@@ -1,0 +1,193 @@
+"""``fx.symbolic_trace`` (chapter 18): proxies record a module's forward; leaf modules,
+concrete_args, fx.wrap; what cannot be traced fails with PyTorch's exception types.
+
+Expected graphs and code were observed on PyTorch 2.13 for the same modules; minitorch
+names its functions where the user finds them (``minitorch.relu``,
+``minitorch.nn.functional.gelu``) where PyTorch prints ``torch.relu`` and
+``torch._C._nn.gelu``.
+"""
+
+import numpy as np
+import pytest
+
+import minitorch
+import minitorch.fx as fx
+import minitorch.nn as nn
+import minitorch.nn.functional as F
+
+pytestmark = pytest.mark.chapter18
+
+
+class Small(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.lin = nn.Linear(3, 4)
+        self.w = nn.Parameter(minitorch.ones(4))
+        self.register_buffer("b", minitorch.zeros(4))
+
+    def forward(self, x, y=2):
+        h = self.lin(x).relu() + self.w
+        h = minitorch.relu(h) * y
+        h = F.gelu(h)
+        return {"out": h.sum(dim=1, keepdim=True) + self.b.sum(), "shape": h.shape[0]}
+
+
+def test_the_graph_of_a_module():
+    gm = fx.symbolic_trace(Small())
+    assert str(gm.graph) == """graph():
+    %x : [num_users=1] = placeholder[target=x]
+    %y : [num_users=1] = placeholder[target=y](default=2)
+    %lin : [num_users=1] = call_module[target=lin](args = (%x,), kwargs = {})
+    %relu : [num_users=1] = call_method[target=relu](args = (%lin,), kwargs = {})
+    %w : [num_users=1] = get_attr[target=w]
+    %add : [num_users=1] = call_function[target=operator.add](args = (%relu, %w), kwargs = {})
+    %relu_1 : [num_users=1] = call_function[target=minitorch.relu](args = (%add,), kwargs = {})
+    %mul : [num_users=1] = call_function[target=operator.mul](args = (%relu_1, %y), kwargs = {})
+    %gelu : [num_users=2] = call_function[target=minitorch.nn.functional.gelu](args = (%mul,), kwargs = {})
+    %sum_1 : [num_users=1] = call_method[target=sum](args = (%gelu,), kwargs = {dim: 1, keepdim: True})
+    %_tensor_constant0 : [num_users=1] = get_attr[target=_tensor_constant0]
+    %add_1 : [num_users=1] = call_function[target=operator.add](args = (%sum_1, %_tensor_constant0), kwargs = {})
+    %getattr_1 : [num_users=1] = call_function[target=builtins.getattr](args = (%gelu, shape), kwargs = {})
+    %getitem : [num_users=1] = call_function[target=operator.getitem](args = (%getattr_1, 0), kwargs = {})
+    return {'out': add_1, 'shape': getitem}"""       # noqa: E501
+
+
+def test_the_generated_code_of_a_module():
+    gm = fx.symbolic_trace(Small())
+    assert gm.code == """
+
+
+def forward(self, x, y = 2):
+    lin = self.lin(x);  x = None
+    relu = lin.relu();  lin = None
+    w = self.w
+    add = relu + w;  relu = w = None
+    relu_1 = minitorch.relu(add);  add = None
+    mul = relu_1 * y;  relu_1 = y = None
+    gelu = minitorch.nn.functional.gelu(mul);  mul = None
+    sum_1 = gelu.sum(dim = 1, keepdim = True)
+    _tensor_constant0 = self._tensor_constant0
+    add_1 = sum_1 + _tensor_constant0;  sum_1 = _tensor_constant0 = None
+    getattr_1 = gelu.shape;  gelu = None
+    getitem = getattr_1[0];  getattr_1 = None
+    return {'out': add_1, 'shape': getitem}
+    """
+
+
+def test_operators_of_a_function_are_written_as_operators():
+    def f(x, y):
+        return (x + y, x[0:2, None], -x, x @ y, x.shape[0], x.size(), minitorch.cat([x, y], dim=0))
+    code = fx.symbolic_trace(f).code
+    assert "getitem = x[(slice(0, 2, None), None)]" in code
+    assert "neg = -x" in code and "matmul = x @ y" in code
+    assert "cat = minitorch.cat([x, y], dim = 0);  x = y = None" in code
+
+
+def test_traced_values_and_gradients_equal_eager():
+    minitorch.manual_seed(0)
+    model = nn.Sequential(nn.Linear(4, 8), nn.Tanh(), nn.Linear(8, 2))
+    gm = fx.symbolic_trace(model)
+    x = minitorch.randn(5, 4)
+    gm(x).sum().backward()
+    traced = [p.grad.numpy().copy() for p in gm.parameters()]
+    model.zero_grad()
+    model(x).sum().backward()
+    for a, p in zip(traced, model.parameters()):
+        np.testing.assert_array_equal(a, p.grad.numpy())
+    assert [n.target for n in gm.graph.nodes if n.op == "call_module"] == ["0", "1", "2"]
+
+
+def test_unpacking_a_traced_value_into_names_works():
+    def f(x):
+        a, b = x.split(2, dim=1)
+        return a * b
+    gm = fx.symbolic_trace(f)
+    x = minitorch.randn(3, 4)
+    a, b = x.split(2, dim=1)
+    np.testing.assert_array_equal(gm(x).numpy(), (a * b).numpy())
+
+
+def control_flow(x):
+    if x.sum() > 0:
+        return x
+    return -x
+
+
+@pytest.mark.parametrize("fn, error, message", [
+    (control_flow, fx.TraceError, "symbolically traced variables cannot be used as inputs to "
+                                  "control flow"),
+    (lambda x: int(x), TypeError, "int\\(\\) argument must be"),
+    (lambda x: len(x), RuntimeError, "'len' is not supported in symbolic tracing by default"),
+    (lambda x: [i for i in x], fx.TraceError, "Proxy object cannot be iterated"),
+    (lambda x: float(x), TypeError, "float\\(\\) argument must be"),
+], ids=["if", "int", "len", "for", "float"])
+def test_what_needs_a_value_cannot_be_traced(fn, error, message):
+    with pytest.raises(error, match=message):
+        fx.symbolic_trace(fn)
+    assert issubclass(fx.TraceError, ValueError)        # as torch.fx.proxy.TraceError
+
+
+def test_concrete_args_specialize_and_check():
+    def g(x, flag):
+        if flag:
+            return x + 1
+        return x - 1
+    gm = fx.symbolic_trace(g, concrete_args={"flag": True})
+    # PyTorch calls torch._assert; the code is otherwise the same
+    assert gm.code == """
+
+
+def forward(self, x, flag_1):
+    eq = flag_1 == True;  flag_1 = None
+    _assert = minitorch.fx._symbolic_trace._assert(eq, 'flag has been specialized to have value True but got another value');  eq = _assert = None
+    add = x + 1;  x = None
+    return add
+    """       # noqa: E501
+    assert gm(minitorch.ones(2), True).tolist() == [2.0, 2.0]
+    with pytest.raises(AssertionError, match="flag has been specialized to have value True"):
+        gm(minitorch.ones(2), False)
+
+    def h(x, n=None):
+        return x if n is None else x * n
+    assert "_assert_is_none(n_1, 'n has been specialized to have value None but got another " \
+           "value')" in fx.symbolic_trace(h, concrete_args={"n": None}).code
+
+
+def helper(x, n):
+    return x * n
+
+
+fx.wrap("helper")
+
+
+def test_a_wrapped_function_stays_a_call():
+    gm = fx.symbolic_trace(lambda x: helper(x, 3) + x.dim())
+    assert gm.code.startswith('\nminitorch.fx._symbolic_trace.wrap("tests_fx_test_symbolic_trace_'
+                              'helper")\n\ndef forward(self, x):\n')
+    assert "helper = tests_fx_test_symbolic_trace_helper(x, 3)" in gm.code
+    assert gm(minitorch.ones(2)).tolist() == [4.0, 4.0]
+
+
+def test_is_leaf_module_decides_what_stays_a_call():
+    class ReluLeaf(fx.Tracer):
+        def is_leaf_module(self, m, qualified_name):
+            return isinstance(m, nn.ReLU) or super().is_leaf_module(m, qualified_name)
+
+    class Model(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.seq = nn.Sequential(nn.Linear(2, 2), nn.ReLU())
+            self.act = nn.ReLU()
+
+        def forward(self, x):
+            return self.act(self.seq(x))
+    graph = ReluLeaf().trace(Model())
+    assert [(n.op, n.target) for n in graph.nodes][1:4] == [
+        ("call_module", "seq.0"), ("call_module", "seq.1"), ("call_module", "act")]
+
+    class NothingIsALeaf(fx.Tracer):
+        def is_leaf_module(self, m, qualified_name):
+            return False
+    graph = NothingIsALeaf().trace(Model())
+    assert [n.target for n in graph.nodes if n.op == "get_attr"] == ["seq.0.weight",
+                                                                     "seq.0.bias"]

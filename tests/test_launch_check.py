@@ -1,0 +1,54 @@
+"""``make test-launch`` (scripts/launch_check.py) and what it relies on: the pages of
+``_toc.yml``, each once, and a wheel of minitorch that carries the files chapter 17 needs
+(``minitorch/book``), since on Colab the installed package is all a page has."""
+
+import pathlib
+import subprocess
+import sys
+import zipfile
+
+import pytest
+
+from scripts import launch_check
+
+pytestmark = pytest.mark.book
+
+ROOT = pathlib.Path(__file__).resolve().parents[1]
+
+
+def test_every_notebook_of_the_table_of_contents_runs_once():
+    pages = launch_check.toc_notebooks()
+    names = [page.stem for page in pages]
+    assert len(names) == len(set(names))
+    assert names[0] == "01_refcount" and "08e_parametrizations" in names
+    listed = {line.split("file:")[1].strip().split("/")[-1]
+              for line in (ROOT / "_toc.yml").read_text().splitlines()
+              if "file:" in line and not line.lstrip().startswith("#")}
+    assert set(names) == {name for name in listed if (ROOT / "book" / f"{name}.ipynb").is_file()}
+
+
+def test_the_known_exceptions_are_pages_of_the_book():
+    names = {page.stem for page in launch_check.toc_notebooks()}
+    assert set(launch_check.KNOWN) <= names
+
+
+def test_the_clean_environment_points_nowhere_into_the_repository(monkeypatch):
+    monkeypatch.setenv("PYTHONPATH", str(ROOT))
+    env = launch_check.clean_env()
+    assert "PYTHONPATH" not in env
+    assert env["PATH"].split(":")[0] == str(launch_check.VENV / "bin")
+
+
+@pytest.mark.slow
+def test_the_wheel_carries_chapter_17s_program_and_text(tmp_path):
+    source = tmp_path / "source"
+    launch_check.copy_package_sources(source)
+    subprocess.run([sys.executable, "-m", "pip", "wheel", "-q", "--no-deps",
+                    "--disable-pip-version-check", "-w", str(tmp_path), str(source)],
+                   check=True, capture_output=True)
+    wheel, = tmp_path.glob("minitorch_book-*.whl")
+    names = set(zipfile.ZipFile(wheel).namelist())
+    for name in ("gpt.py", "book_prose.txt", "README.md", "__init__.py"):
+        assert f"minitorch/book/{name}" in names
+    text = zipfile.ZipFile(wheel).read("minitorch/book/book_prose.txt").decode("utf-8")
+    assert text == (ROOT / "minitorch" / "book" / "book_prose.txt").read_text(encoding="utf-8")
