@@ -64,10 +64,24 @@ _KNOWN_TYPES = {"cpu", "cuda", "mps", "meta", "xpu", "hip", "xla", "lazy", "vulk
                 "privateuseone"}
 
 
-def no_cuda_error(what="cuda"):
-    return RuntimeError(f"Torch not compiled with CUDA enabled: minitorch runs on the CPU only, "
-                        f"so tensors cannot be moved to '{what}'. Use device='cpu' (code that "
-                        "picks 'cuda' if torch.cuda.is_available() else 'cpu' works as it is).")
+def no_cuda_error(what="cuda", error=None):
+    """The error for data put on device ``what``, of the type PyTorch 2.13 raises.
+
+    A build of PyTorch without CUDA raises an ``AssertionError`` ("Torch not compiled
+    with CUDA enabled") for tensors made on or moved to ``cuda``; an index alone
+    (``to(0)``) and other device types (``mps``...) get a ``RuntimeError``.  ``error``
+    forces the type where PyTorch uses another one for the same refusal.
+    """
+    kind = what.split(":")[0]
+    advice = (f"minitorch runs on the CPU only, so tensors cannot be moved to '{what}'. Use "
+              "device='cpu' (code that picks 'cuda' if torch.cuda.is_available() else 'cpu' "
+              "works as it is).")
+    if kind == "cuda":
+        return (error or AssertionError)(f"Torch not compiled with CUDA enabled: {advice}")
+    if kind == "mps":
+        return (error or RuntimeError)(
+            f"PyTorch is not linked with support for mps devices: {advice}")
+    return (error or RuntimeError)(f"{kind} is not available: {advice}")
 
 
 def check_device(value):
@@ -75,7 +89,9 @@ def check_device(value):
     if value is None:
         return
     if isinstance(value, int) and not isinstance(value, bool):
-        raise no_cuda_error(f"cuda:{value}")
+        raise RuntimeError(f"Cannot access accelerator device when none is available: "
+                           f"minitorch runs on the CPU only, so there is no device {value}. "
+                           "Use device='cpu'.")
     d = device(value) if not isinstance(value, device) else value
     if d.type != "cpu":
         raise no_cuda_error(str(d))
@@ -126,7 +142,7 @@ def dtype_from_type_name(value):
     if isinstance(value, str):
         name = value.replace("minitorch.", "torch.")
         if name.startswith("torch.cuda."):
-            raise no_cuda_error()
+            raise no_cuda_error(error=RuntimeError)
         if name in _TYPE_NAMES:
             return _TYPE_NAMES[name]
     raise ValueError(f"invalid type: {value!r}; use a dtype such as minitorch.float64 or a "
@@ -188,7 +204,7 @@ del _name
 
 def set_default_device(device):
     """Where new tensors go: the CPU (or None, the same).  PyTorch accepts "cuda" here
-    and fails at the next creation; minitorch refuses it at once, with the reason."""
+    and fails at the next creation; minitorch refuses it at once, with the same error."""
     check_device(device)
 
 

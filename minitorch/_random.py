@@ -28,7 +28,7 @@ class Generator:
     def __init__(self, device="cpu"):
         if str(device) not in ("cpu", "device(type='cpu')"):
             from ._device import no_cuda_error
-            raise no_cuda_error(str(device))
+            raise no_cuda_error(str(device), error=RuntimeError)
         self._seed = 67280421310721
         self._rng = np.random.default_rng(self._seed)
 

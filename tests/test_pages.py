@@ -18,7 +18,6 @@ _spec.loader.exec_module(page_stats)
 
 # Over MAX_CODE_LINES visible code lines when that limit came in (issue 28).
 NOT_YET_SPLIT = {
-    "02b_tiny_engine", "04b_engine", "06b_ctx", "06c_builtin_functions",
     "12_forward_mode", "15_attention", "17_gpt",
 }
 

@@ -144,6 +144,9 @@ def _check_cpu(call, device):
     kind = _device_type(device)
     if kind == "cpu":
         return
+    if kind == "cuda" and not isinstance(device, int):      # PyTorch's type for cuda
+        raise AssertionError("Torch not compiled with CUDA enabled: "
+                             + _cpu_only_message(f"{call}({str(device)!r})", kind))
     if kind in _DEVICE_TYPES:
         raise RuntimeError(_cpu_only_message(f"{call}({str(device)!r})", kind))
     raise RuntimeError(f"Expected one of {', '.join(_DEVICE_TYPES)} device type at start of device "
@@ -561,8 +564,8 @@ class Module:
         Takes PyTorch's forms: ``to(dtype)``, ``to(device)``,
         ``to(device, dtype)``, ``to(tensor)`` (its dtype) and the keywords
         ``device``, ``dtype``, ``non_blocking``, ``memory_format``.  The CPU is
-        the only device: ``"cpu"`` is accepted, anything else (``"cuda"``...)
-        raises a RuntimeError.  Parameters stay the same objects, so an
+        the only device: ``"cpu"`` is accepted, ``"cuda"`` raises PyTorch's
+        AssertionError, another device type a RuntimeError.  Parameters stay the same objects, so an
         optimizer built earlier still updates them.
         """
         dtype = _dtype_from_to_arguments("Module.to", args, kwargs)
@@ -579,7 +582,8 @@ class Module:
 
     def cuda(self, device=None):
         """Refused: minitorch runs on the CPU only."""
-        raise RuntimeError(_cpu_only_message("Module.cuda()", "cuda"))
+        raise AssertionError("Torch not compiled with CUDA enabled: "
+                             + _cpu_only_message("Module.cuda()", "cuda"))
 
     def float(self):
         """Floating point parameters and buffers to float32."""
