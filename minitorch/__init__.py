@@ -27,7 +27,7 @@ from .autograd.anomaly_mode import (is_anomaly_enabled,  # noqa: E402
 from ._functions import *  # noqa: E402,F401,F403
 from ._tensor_str import set_printoptions  # noqa: E402,F401
 from ._legacy import *  # noqa: E402,F401,F403
-from ._sampling import multinomial  # noqa: E402,F401
+from ._sampling import multinomial, bernoulli  # noqa: E402,F401
 from .ops.einsum import einsum  # noqa: E402,F401
 
 __version__ = "0.2.0"

@@ -17,7 +17,7 @@ import numpy as np
 from . import _dtype
 from ._device import check_device
 from ._dtype import from_numpy_dtype, promote_types
-from ._random import generator, generator_of
+from ._random import Draw
 from ._tensor import Tensor
 from .autograd import grad_mode
 from .ops._common import as_shape, must_be_tensor, type_name_of
@@ -413,8 +413,9 @@ def _random(size, draw, dtype, device, requires_grad, generator=None, kernel="no
     if not d.is_floating_point:
         raise NotImplementedError(f"\"{kernel}\" not implemented for '{d.type_name}': random "
                                   "floats need a floating point dtype")
-    return _finish(draw(generator_of(generator), shape).astype(d.numpy_dtype, copy=False),
-                   requires_grad)
+    drawn = Draw(generator)     # inside vmap: maybe one draw per example (chapter 13)
+    values = draw(drawn.rng, drawn.sizes + shape).astype(d.numpy_dtype, copy=False)
+    return drawn.result(_finish(values, requires_grad))
 
 
 def randn(*size, generator=None, out=None, dtype=None, layout=None, device=None,
@@ -459,8 +460,9 @@ def randint(*args, low=None, high=None, size=None, generator=None, dtype=None, d
                            f">= to={high}")
     d = _checked_dtype(dtype, "randint") if dtype is not None else _dtype.int64
     _check_bounds(low, high, d)
-    values = generator_of(generator).integers(low, high, size=_shape_from(size, "randint"))
-    return _finish(values.astype(d.numpy_dtype), requires_grad)
+    drawn = Draw(generator)
+    values = drawn.rng.integers(low, high, size=drawn.sizes + _shape_from(size, "randint"))
+    return drawn.result(_finish(values.astype(d.numpy_dtype), requires_grad))
 
 
 def _randint_bounds(args, low, high):
@@ -502,7 +504,10 @@ def randperm(n, *, generator=None, dtype=None, device=None, requires_grad=False)
     if n < 0:
         raise RuntimeError(f"n must be non-negative, got{n}")
     d = _checked_dtype(dtype, "randperm") if dtype is not None else _dtype.int64
-    return _finish(generator_of(generator).permutation(n).astype(d.numpy_dtype), requires_grad)
+    drawn = Draw(generator)
+    order = np.broadcast_to(np.arange(n), drawn.sizes + (n,))
+    values = drawn.rng.permuted(order, axis=-1) if drawn.sizes else drawn.rng.permutation(n)
+    return drawn.result(_finish(values.astype(d.numpy_dtype), requires_grad))
 
 
 def normal(mean=0.0, std=1.0, size=None, *, generator=None, dtype=None, device=None,
@@ -511,20 +516,31 @@ def normal(mean=0.0, std=1.0, size=None, *, generator=None, dtype=None, device=N
     or tensors (their broadcast shape)."""
     check_device(device)
     if isinstance(mean, Tensor) or isinstance(std, Tensor):
-        m = mean._data if isinstance(mean, Tensor) else mean
-        s = std._data if isinstance(std, Tensor) else std
+        tensors = [t for t in (mean, std) if isinstance(t, Tensor)]
+        shape = np.broadcast_shapes(*[t.shape for t in tensors])
+        drawn = Draw(generator, tensors)
+        m, s = (_values_for_draw(drawn, t, shape) for t in (mean, std))
         if np.any(np.asarray(s) < 0):
             raise RuntimeError("normal expects all elements of std >= 0.0")
-        shape = np.broadcast_shapes(np.shape(m), np.shape(s))
-        like = mean if isinstance(mean, Tensor) else std
-        values = generator_of(generator).normal(m, s, size=shape)
-        return _finish(values.astype(like._data.dtype), requires_grad)
+        values = drawn.rng.normal(m, s, size=drawn.sizes + shape)
+        return drawn.result(_finish(values.astype(tensors[0]._data.dtype), requires_grad))
     if std < 0:
         raise RuntimeError(f"normal expects std >= 0.0, but found std {std}")
     if size is None:
         raise TypeError("normal() with number mean and std needs a size")
     return _random(size, lambda g, sh: g.normal(mean, std, sh), dtype, device, requires_grad,
                    generator, name="normal")
+
+
+def _values_for_draw(drawn, t, shape):
+    """A number as it is; a tensor's values for every example drawn, as an array whose
+    dims line up with ``drawn.sizes + shape`` for broadcasting."""
+    if not isinstance(t, Tensor):
+        return t
+    values = drawn.values_of(t)._data
+    lead = len(drawn.sizes)
+    return values.reshape(values.shape[:lead] + (1,) * (len(shape) - t.ndim) +
+                          values.shape[lead:])
 
 
 # ----- *_like --------------------------------------------------------------------------------

@@ -98,8 +98,43 @@ def generator_of(gen):
     """The numpy Generator of ``gen`` (a minitorch Generator), or the default one."""
     if draw_check[0] is not None:
         draw_check[0]()
+    return _numpy_generator(gen)
+
+
+def _numpy_generator(gen):
     if gen is None:
         return default_generator._rng
     if not isinstance(gen, Generator):
         raise TypeError(f"generator must be a minitorch.Generator, not {type(gen).__name__}")
     return gen._rng
+
+
+# ----- drawing under vmap (chapter 13) ----------------------------------------------------
+# A random function inside ``vmap`` follows the vmap's ``randomness``: ``'error'``
+# refuses; ``'same'`` draws once, and every example sees those numbers; ``'different'``
+# draws for all the examples at once, with a leading dim per such vmap level, and hands
+# the function the result as a batched tensor.  A draw whose distribution reads a
+# tensor's values (``bernoulli(p)``, ``multinomial``, ``normal(mean, std)``) cannot be
+# shared when those values differ per example: ``'same'`` refuses a batched input, as
+# PyTorch does.  ``vmap_draws`` holds vmap's side of this while a vmap is live.
+vmap_draws = [None]
+
+
+class Draw:
+    """One call's draw: ``sizes``, the batch sizes to put in front of the shape drawn
+    (none outside vmap or under ``'same'``); ``rng``, the numpy Generator; ``values_of``
+    and ``result`` move tensors between what the function sees and all examples."""
+
+    def __init__(self, generator=None, inputs=()):
+        hook = vmap_draws[0]
+        self._levels = hook.draw_levels(inputs) if hook is not None else []
+        self.sizes = hook.sizes(self._levels) if self._levels else ()
+        self.rng = _numpy_generator(generator)
+
+    def values_of(self, t):
+        """``t``'s values for every example drawn: a plain tensor, batch dims first."""
+        return vmap_draws[0].full(t, self._levels) if self._levels else t
+
+    def result(self, t):
+        """``t`` (batch dims first) as the tensor the function sees."""
+        return vmap_draws[0].batched(t, self._levels) if self._levels else t

@@ -95,6 +95,7 @@ class Tensor:
     _is_inference = False
     _view_made_without_grad = False # a view taken under no_grad of a tensor that requires grad
     _fw_grads = None                # forward-mode tangents, by dual level (chapter 12)
+    _tangent_free_alias = False     # detach(), unpack_dual: never sees its base's tangent
 
     __hash__ = object.__hash__      # tensors hash by identity, even though == is elementwise
     __array_priority__ = 1000       # numpy defers to Tensor in `ndarray + tensor`
@@ -401,6 +402,7 @@ class Tensor:
         """Same memory and version counter, but cut from the graph: a new leaf that needs no grad."""
         t = self._alias_without_graph()
         t._is_inference = self._is_inference
+        t._tangent_free_alias = True     # detach() drops forward-mode tangents too
         return t
 
     def detach_(self):
@@ -1305,6 +1307,10 @@ class Tensor:
 
     def bernoulli_(self, p=0.5, *, generator=None):
         return ops.bernoulli_(self, p, generator=generator)
+
+    def bernoulli(self, p=None, *, generator=None):
+        from ._sampling import bernoulli
+        return bernoulli(self, p, generator=generator)
 
     def random_(self, low=None, high=None, *, generator=None):
         return ops.random_(self, low, high, generator=generator)

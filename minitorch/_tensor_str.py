@@ -139,8 +139,20 @@ def tensor_repr(t, prefix="tensor(", suffix_extra=()):
         suffixes.append(f"grad_fn=<{t._grad_fn.name().rsplit('::', 1)[-1]}>")
     elif t._requires_grad:
         suffixes.append("requires_grad=True")
+    tangent = _current_tangent(t)
+    if tangent is not None:
+        suffixes.append(f"tangent={tangent}")      # format(): a 0-d tangent as its number
     suffixes.extend(suffix_extra)
     return _with_suffixes(prefix + body, suffixes, len(prefix))
+
+
+def _current_tangent(t):
+    """The tangent ``t`` carries at the open dual level, as ``unpack_dual`` finds it
+    (chapter 12); None outside a level."""
+    if not t._fw_grads and (t._base is None or not t._base._fw_grads):
+        return None
+    from .autograd import forward_ad
+    return forward_ad.unpack_dual(t).tangent
 
 
 def _with_suffixes(text, suffixes, indent):

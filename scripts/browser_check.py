@@ -259,10 +259,20 @@ out.openSolutions = sols.filter(s => {
 return out;
 """
 
+# MathJax's loader may still be fetching its components when the page's load event has
+# fired (more often on a busy machine), so its startup object is waited for, up to 20 s.
 _WAIT_MATHJAX_JS = r"""
 const done = arguments[arguments.length - 1];
-if (!window.MathJax || !MathJax.startup || !MathJax.startup.promise) { done('absent'); return; }
-MathJax.startup.promise.then(() => done('typeset'), e => done('error: ' + e));
+const started = Date.now();
+(function poll() {
+  if (window.MathJax && MathJax.startup && MathJax.startup.promise) {
+    MathJax.startup.promise.then(() => done('typeset'), e => done('error: ' + e));
+  } else if (Date.now() - started > 20000) {
+    done('absent');
+  } else {
+    setTimeout(poll, 100);
+  }
+})();
 """
 
 _WAIT_IMAGES_JS = r"""

@@ -241,6 +241,8 @@ class GraphTask:
 
     # ----- results, stored only when the whole graph ran ----------------------------------
     def stash_leaf_gradient(self, node, grad, owned):
+        if owned and grad is not None and grad._fw_grads and node.variable._grad is None:
+            grad = _kept_as_grad(grad)
         self.leaf_gradients.append((node, grad, owned))
 
     def retain(self, tensor, grad):
@@ -259,6 +261,13 @@ class GraphTask:
         for node, grad, _ in self.leaf_gradients:
             if node._post_hooks or node.variable._post_accumulate_grad_hooks:
                 call_accumulated_hooks(node, grad)
+
+
+def _kept_as_grad(grad):
+    """A first gradient the engine owns becomes ``.grad`` itself, as PyTorch's engine
+    takes it over: detached, so without the tangents forward mode gave it (chapter 12).
+    Under ``create_graph=True`` it is copied instead, and the copy keeps them."""
+    return grad if grad_mode.is_grad_enabled() else grad.detach()
 
 
 def _positions_by_node(targets):

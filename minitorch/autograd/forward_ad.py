@@ -36,6 +36,8 @@ The state of the levels is global (not per thread, unlike grad mode).
 import collections
 import weakref
 
+import numpy as np
+
 from .._tensor import Tensor
 from . import function
 
@@ -168,6 +170,7 @@ def _plain_view(tensor, level):
     finally:
         function.transform_apply[0] = saved
     view._fw_grads = None
+    view._tangent_free_alias = True     # its tangents are its own, not its base's
     for other, tangent in (tensor._fw_grads or {}).items():
         if other != level and other in _levels.holders:
             set_tangent(view, other, tangent)
@@ -193,8 +196,17 @@ def unpack_dual(tensor, *, level=None):
 
 # ----- tangents on tensors --------------------------------------------------------------
 def tangent_of(t, level):
-    grads = t._fw_grads if isinstance(t, Tensor) else None
-    return None if grads is None else grads.get(level)
+    """``t``'s tangent at ``level``.  A view without one of its own looks into its base's
+    tangent, as it looks into its base's memory (see "Views share their tangents")."""
+    if not isinstance(t, Tensor):
+        return None
+    grads = t._fw_grads
+    if grads is not None and level in grads:
+        return grads[level]
+    base = t._base
+    if base is not None and base._fw_grads and level in base._fw_grads:
+        return _tangent_through_base(t, base, level)
+    return None
 
 
 def set_tangent(t, level, tangent):
@@ -211,19 +223,128 @@ def has_tangents(args):
     if not visible:
         return False
     for a in args:
-        if isinstance(a, Tensor) and a._fw_grads:
-            for level in a._fw_grads:
-                if level in visible:
-                    return True
+        if isinstance(a, Tensor):
+            grads = a._fw_grads
+            if not grads and a._base is not None:
+                grads = a._base._fw_grads        # a view sees its base's tangent
+            if grads:
+                for level in grads:
+                    if level in visible and tangent_of(a, level) is not None:
+                        return True
     return False
 
 
+# ----- views share their tangents ---------------------------------------------------------
+# A view looks into its base's memory; in forward mode its tangent looks into its base's
+# tangent the same way, so that an in-place change through the view (``buf[0].copy_(x)``)
+# moves the base's tangent too, and every view of the base, made before or after, sees it.
+# Aliases made by ``detach()`` and ``unpack_dual`` are views without tangents.
+def _tangent_through_base(view, base, level):
+    """The part of ``base``'s tangent that ``view`` covers, as a view of it (kept as
+    ``view``'s tangent); None for an alias that has no tangent by design, or a view
+    whose memory is not laid out inside its base's."""
+    if view._tangent_free_alias or _is_batched(view):
+        return None
+    base_tangent = base._fw_grads[level]
+    if _is_batched(base_tangent):
+        return None
+    array = _same_place(view._data, base._data, base_tangent._data)
+    if array is None:
+        return None
+    tangent = Tensor._wrap(array)
+    tangent._base = base_tangent if base_tangent._base is None else base_tangent._base
+    tangent._version_counter = base_tangent._version_counter
+    set_tangent(view, level, tangent)
+    return tangent
+
+
+def _same_place(view, base, other):
+    """The elements of ``other`` (laid out as ``base``) at the places ``view`` covers in
+    ``base``'s memory, as a view of ``other``; None if the layouts differ or ``view``
+    lies outside ``base``."""
+    if other.strides != base.strides or other.shape != base.shape \
+            or other.dtype.itemsize != base.dtype.itemsize:
+        return None
+    low, high = _byte_bounds(base)
+    if view.size and not (low <= _byte_bounds(view)[0] and _byte_bounds(view)[1] <= high):
+        return None
+    shift = _address(view) - _address(base)
+    return _array_at(other, _address(other) + shift, view.shape, view.strides)
+
+
+def _zeros_laid_out_as(array):
+    """Zeros with ``array``'s shape, dtype and strides (so a view of ``array`` has a
+    matching view of them)."""
+    low, high = _byte_bounds(array)
+    memory = np.zeros(max(high - low, 1), dtype=np.uint8)
+    first = _address(memory) + (_address(array) - low)
+    return _array_at(memory, first, array.shape, array.strides, array.dtype)
+
+
+def _byte_bounds(array):
+    """The first byte ``array`` uses and one past its last (numpy's ``byte_bounds``)."""
+    low = high = _address(array)
+    for size, stride in zip(array.shape, array.strides):
+        if size == 0:
+            return low, low
+        if stride < 0:
+            low += (size - 1) * stride
+        else:
+            high += (size - 1) * stride
+    return low, high + array.dtype.itemsize
+
+
+def _address(array):
+    return array.__array_interface__["data"][0]
+
+
+class _Memory:
+    """What ``np.asarray`` reads an array from: an address inside ``owner``'s memory, a
+    shape and strides (``owner`` stays alive as long as the array does)."""
+
+    def __init__(self, interface, owner):
+        self.__array_interface__ = interface
+        self.base = owner
+
+
+def _array_at(owner, address, shape, strides, dtype=None):
+    dtype = owner.dtype if dtype is None else dtype
+    interface = {"data": (address, not owner.flags.writeable), "shape": tuple(shape),
+                 "strides": tuple(strides), "typestr": dtype.str, "version": 3}
+    return np.asarray(_Memory(interface, owner))
+
+
+def _is_batched(t):
+    return getattr(t, "_value", None) is not None
+
+
+def _tangent_for_changed_view(view, level):
+    """An in-place op gives a tangent to a view whose base has none: the base gets a zero
+    tangent, and the view's tangent is the part of it the view covers."""
+    base = view._base
+    if base is None or view._tangent_free_alias or _is_batched(view) \
+            or not base.is_floating_point():
+        return None
+    zeros = Tensor._wrap(_zeros_laid_out_as(base._data))
+    if _same_place(view._data, base._data, zeros._data) is None:
+        return None
+    set_tangent(base, level, zeros)
+    return _tangent_through_base(view, base, level)
+
+
 def copy_tangents(source, target):
-    """Give ``target`` the tangents ``source`` has (an alias made for a transform)."""
-    if source._fw_grads:
-        for level, tangent in source._fw_grads.items():
-            set_tangent(target, level, tangent)
-    return target
+    """Give ``target`` the tangents ``source`` has (an alias made for a transform).  Under
+    vmap both are BatchedTensors whose tangents live on the values underneath: those are
+    copied, level by level."""
+    s, t = source, target
+    while True:
+        if s._fw_grads:
+            for level, tangent in s._fw_grads.items():
+                set_tangent(t, level, tangent)
+        inner_s, inner_t = getattr(s, "_value", None), getattr(t, "_value", None)
+        if inner_s is None or inner_t is None:
+            return target
+        s, t = inner_s, inner_t
 
 
 # ----- the forward-mode step of every op ------------------------------------------------
@@ -279,12 +400,23 @@ def _attach(outputs, result, level, cls):
             continue
         if tan.dtype != out.dtype:
             tan = tan.to(out.dtype)
-        old = tangent_of(out, level)
+        if _changes_in_place(cls):          # maybe through a view of a tensor
+            old = tangent_of(out, level)
+            if old is None:
+                old = _tangent_for_changed_view(out, level)
+        else:                               # a new tensor: the rule's tangent is its own
+            old = (out._fw_grads or {}).get(level)
         if old is not None and old is not tan and old.shape == tan.shape:
             _write_into(old, tan)
         else:
             set_tangent(out, level, tan)
         _keep_for_saved_output(out, level)
+
+
+def _changes_in_place(cls):
+    """Does ``cls`` change its first input in place (and return it)?"""
+    from .forward_rules import INPLACE
+    return cls in INPLACE
 
 
 def _write_into(old, new):

@@ -25,9 +25,10 @@ import math
 import numpy as np
 
 from .._tensor import Tensor
-from .. import ops
+from .. import _sampling as sampling, ops
 from ..nn import functional as F
-from ..nn._functions import activation, conv, loss, normalization, padding, pooling
+from ..nn._functions import (activation, conv, loss, normalization, packing, padding,
+                              pooling)
 from ..ops import (arithmetic as ar, pointwise as pw, reduction as rd, linalg as la,
                    shape as sh, indexing as ix, inplace as ip, trig, exponential as ex,
                    rounding as ro, statistics as st, sorting as so, rearranging as re,
@@ -324,6 +325,14 @@ def _relu_inplace(primals, tangents, out, args):
     return tangents[0] * (out > 0).to(out.dtype)
 
 
+def _no_forward_derivative(name):
+    """An op PyTorch 2.13 has no forward derivative for: refused as PyTorch refuses it."""
+    def rule(primals, tangents, out, args):
+        raise NotImplementedError(
+            f"Trying to use forward AD with {name} that does not support it.")
+    return rule
+
+
 def _of_before(rule):
     """An in-place activation: the out-of-place rule, on the value before the change."""
     return lambda primals, tangents, out, args: rule(primals, tangents, out, args)
@@ -408,11 +417,12 @@ LINEAR_OPS = [
     pooling.AdaptiveAvgPool2d, pooling.AvgPool2d, pooling.AvgPoolAdjoint,
     pooling.MaxPoolGather, pooling.MaxPoolScatter,
     normalization.Embedding, normalization.EmbeddingDenseBackward,
+    packing.PackPaddedSequence, packing.PadPackedSequence,
 ]
 
 ZERO_OPS = [pw.Sign, ro.Floor, ro.Ceil, ro.Round, ro.Trunc, ro._Step, ar.FloorDivide,
             ip.Fill, ip.Zero, rnd.Uniform, rnd.Normal, rnd.Bernoulli, rnd.Exponential,
-            rnd.RandomIntegers]
+            rnd.RandomIntegers, sampling.Bernoulli]
 
 INPLACE = {ip.AddInplace, ip.SubInplace, ip.MulInplace, ip.DivInplace, ip.Copy, ip.Fill,
            ip.FillTensor, ip.Zero, ip.ReluInplace, F.ReluInplace, activation.EluInplace,
@@ -448,6 +458,7 @@ def _build_table():
         activation.LeakyReluInplace: elementwise(DERIVATIVES[activation.LeakyRelu]),
         activation.HardtanhInplace: elementwise(DERIVATIVES[activation.Hardtanh]),
         re.TrilInplace: linear(re.Tril), re.TriuInplace: linear(re.Triu),
+        sampling.BernoulliWithP: _no_forward_derivative("aten::bernoulli"),
     })
     return table
 
@@ -482,9 +493,11 @@ def inputs_before(cls, args):
 
 def custom_function_rule(ctx):
     """A user's Function: its own ``jvp(ctx, *tangents)``, with zeros for inputs
-    without a tangent and ``ctx.saved_tensors`` reading what save_for_forward kept."""
+    without a tangent (None after ``ctx.set_materialize_grads(False)``, as in
+    backward) and ``ctx.saved_tensors`` reading what save_for_forward kept."""
     def rule(primals, tangents, out, args):
-        tans = [_or_zeros(t, a) if _is_float_tensor(a) else t
+        materialize = ctx.materialize_grads
+        tans = [_or_zeros(t, a) if materialize and _is_float_tensor(a) else t
                 for a, t in zip(primals, tangents)]
         ctx._in_jvp = True
         try:

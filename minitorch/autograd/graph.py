@@ -251,12 +251,15 @@ def accumulate_grad(variable, grad, owned):
 
     The first gradient is stored as it is when the engine ``owned`` it (made
     it, and nobody else can reach it), and as a copy otherwise, so ``.grad``
-    never shares memory with another tensor.  Later gradients are added in
-    place, so ``.grad`` stays the same object.  Under ``create_graph=True``
+    never shares memory with another tensor.  Under ``create_graph=True``
     (grad mode on during backward) the copy and the sum are recorded,
-    out-of-place ops (``CopyBackwards``, ``AddBackward0``), so the gradient can
-    itself be differentiated.  The lock makes each update whole: threads running
-    backward into the same leaf lose none of each other's gradients.
+    out-of-place ops (``CopyBackwards``, ``AddBackward0``): each such backward
+    makes a new ``.grad``, which can itself be differentiated.  Otherwise later
+    gradients are added in place, so ``.grad`` stays the same object, even one
+    that requires grad from an earlier ``create_graph=True`` (it keeps its
+    ``grad_fn``; the addition is not recorded).  The lock makes each update
+    whole: threads running backward into the same leaf lose none of each
+    other's gradients.
     """
     with _accumulate_lock:
         ### BEGIN SOLUTION 4.4
@@ -265,8 +268,6 @@ def accumulate_grad(variable, grad, owned):
             variable._grad = _recorded_copy(grad) if old is None else old + grad
         elif old is None:
             variable._grad = grad if owned else grad.clone()
-        elif old.requires_grad:
-            variable._grad = old + grad
         else:
             old.add_(grad)
         ### END SOLUTION 4.4

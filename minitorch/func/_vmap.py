@@ -200,6 +200,7 @@ def _push(size, randomness):
     _interpose.vmap_levels.append(lv.number)
     _interpose.refresh()
     _random.draw_check[0] = _check_draw
+    _random.vmap_draws[0] = _Draws
     return lv.number
 
 
@@ -210,16 +211,18 @@ def _pop(number):
     pending_draw[0] = False
     if not _levels:
         _random.draw_check[0] = None
+        _random.vmap_draws[0] = None
 
 
 drawing_per_example = [False]   # set by the batching rule of an in-place random op
 
 
 def _check_draw():
-    """vmap's randomness rule, before any random draw: ``'error'`` refuses; ``'same'``
-    lets the draw serve every example; ``'different'`` needs a draw per example, which
-    the in-place random ops (``normal_``, ``bernoulli_``...) make on the batched value,
-    and other draws (``randn``, ``dropout``) cannot make here."""
+    """vmap's randomness rule, before a draw from the generator itself: ``'error'``
+    refuses; ``'same'`` lets the draw serve every example; ``'different'`` needs a draw
+    per example, which the in-place random ops (``normal_``, ``bernoulli_``...) make on
+    the batched value.  The random functions (``randn``, ``dropout``...) apply the rule
+    through ``_random.Draw`` and ``_Draws`` below instead."""
     from .batching_rules import random_error
     if drawing_per_example[0]:
         return
@@ -233,20 +236,60 @@ def _check_draw():
 pending_draw = [False]
 
 
+class _Draws:
+    """vmap's side of a random function's draw (``_random.Draw``)."""
+
+    @staticmethod
+    def draw_levels(inputs):
+        """The live levels that draw per example, outermost first, after the checks:
+        ``'error'`` refuses any draw, ``'same'`` one whose inputs are batched there."""
+        from .batching_rules import random_error, same_randomness_error
+        if any(lv.randomness == "error" for lv in _levels):
+            raise random_error()
+        batched_at = set()
+        for t in inputs:
+            if isinstance(t, Tensor):
+                batched_at.update(_peel(t)[1])
+        if any(lv.randomness == "same" and lv.number in batched_at for lv in _levels):
+            raise same_randomness_error()
+        return [lv.number for lv in _levels if lv.randomness == "different"]
+
+    @staticmethod
+    def check_in_place_draw(t):
+        """An in-place draw under ``'different'`` writes per-example numbers: ``t`` must
+        be batched at every such level."""
+        from .batching_rules import shared_inplace_draw_error
+        levels = set(_peel(t)[1])
+        if any(lv.randomness == "different" and lv.number not in levels for lv in _levels):
+            raise shared_inplace_draw_error()
+
+    @staticmethod
+    def sizes(levels):
+        return tuple(batch_size(lv) for lv in levels)
+
+    @staticmethod
+    def full(t, levels):
+        return to_full(t, levels)
+
+    @staticmethod
+    def batched(t, levels):
+        return from_full(t, levels)
+
+
 def refuse_shared_draw(cls, args):
-    """A draw under ``randomness='different'`` that no per-example rule made (``randn``,
-    ``dropout``, or an in-place random op on an unbatched tensor): its numbers would be
-    shared by every example, so refuse them."""
+    """A draw under ``randomness='different'`` that was not made per example (an in-place
+    random op on an unbatched tensor, or code that takes numbers from the generator
+    itself): its numbers would be shared by every example, so refuse them."""
     from .batching_rules import RANDOM_FILLS, shared_inplace_draw_error
     pending_draw[0] = False
     if cls in RANDOM_FILLS and args and _top_level_of(args[:1]) is None:
         raise shared_inplace_draw_error()
     if cls not in RANDOM_FILLS:
         raise NotImplementedError(
-            "vmap(randomness='different'): minitorch draws per-example random numbers only "
-            "in the in-place random ops (normal_, uniform_, bernoulli_...) applied to a "
-            "batched tensor. Draw the noise outside vmap and pass it in batched, or use "
-            "randomness='same'.")
+            f"vmap(randomness='different'): {cls.__name__} follows a random draw that was not "
+            "made per example (minitorch's random functions make theirs per example; this "
+            "one came from elsewhere). Draw the noise outside vmap and pass it in batched, "
+            "or use randomness='same'.")
 
 
 def live_levels():

@@ -31,7 +31,8 @@ from ..ops import (arithmetic as ar, pointwise as pw, reduction as rd, linalg as
                    shape as sh, indexing as ix, inplace as ip, trig, exponential as ex,
                    rounding as ro, statistics as st, sorting as so, rearranging as re,
                    random as rnd)
-from ._vmap import wrap, unwrap, batch_size, level_info, owner_of, drawing_per_example
+from ._vmap import (wrap, unwrap, batch_size, level_info, owner_of, drawing_per_example,
+                    live_levels)
 
 __all__ = ["BATCH_RULES", "apply_rule", "coverage"]
 
@@ -362,6 +363,11 @@ def _random_fill(cls):
             if randomness == "different":
                 cls.apply(value, *args[1:])
             else:
+                # one draw for the example's shape, unbatched at the outer levels too (as
+                # PyTorch draws it): an outer 'different' level cannot fill it per example
+                if any(lv.randomness == "different" and lv.number < level
+                       for lv in _live_levels_info()):
+                    raise shared_inplace_draw_error()
                 first = value.select(0, 0)
                 cls.apply(first, *args[1:])
                 value.copy_(first.clone().unsqueeze(0).expand_as(value))
@@ -371,11 +377,21 @@ def _random_fill(cls):
     return rule
 
 
+def _live_levels_info():
+    return [level_info(number) for number in live_levels()]
+
+
 def shared_inplace_draw_error():
     return RuntimeError(
         "vmap: Cannot ask for different inplace randomness on an unbatched tensor. This will "
         "appear like same randomness. If this is necessary for your usage, please file an "
         "issue with functorch.")
+
+
+def same_randomness_error():
+    return RuntimeError(
+        "Vmap does not currently support same randomness with a batched tensor input. "
+        "Please file an issue with functorch")
 
 
 def random_error():

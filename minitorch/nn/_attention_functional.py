@@ -7,7 +7,7 @@ import math
 
 import numpy as np
 
-from .._random import generator
+from .._random import Draw
 from .._tensor import Tensor
 from ._functions.attention import ScaledDotProductAttention, ScaledDotProductAttentionMath
 
@@ -109,11 +109,14 @@ def _mask_as_bias(attn_mask, query, length, source):
 
 
 def _dropout_keep(shape, p, dtype):
-    """Dropout's multiplier: 0 with probability ``p``, ``1/(1-p)`` otherwise."""
+    """Dropout's multiplier: 0 with probability ``p``, ``1/(1-p)`` otherwise.  An array;
+    under vmap(randomness='different') a batched tensor, one mask per example."""
+    drawn = Draw()
     if p >= 1:
         return np.zeros(shape, dtype=dtype)
-    keep = generator().random(shape) >= p
-    return keep.astype(dtype) / dtype.type(1 - p)
+    keep = drawn.rng.random(drawn.sizes + tuple(shape)) >= p
+    keep = keep.astype(dtype) / dtype.type(1 - p)
+    return drawn.result(Tensor._wrap(keep)) if drawn.sizes else keep
 
 
 # ----- multi-head attention ----------------------------------------------------------------

@@ -16,7 +16,7 @@ import warnings
 import numpy as np
 
 from .._tensor import Tensor
-from .._random import generator
+from .._random import Draw
 from ..autograd.function import once_differentiable
 from .. import ops
 from ..ops._common import BuiltinFunction, binary_operands, broadcast_error, wrap
@@ -183,15 +183,21 @@ def dropout(input, p=0.5, training=True, inplace=False):
         raise RuntimeError(f"result type Float can't be cast to the desired output type "
                            f"{input.dtype.type_name}: dropout scales its input, so it needs a "
                            "floating point tensor (convert it with .float())")
-    x = input._data
-    if p == 1:
-        mask = np.zeros_like(x)
-    else:
-        keep = generator().random(x.shape) >= p
-        mask = keep.astype(x.dtype) / x.dtype.type(1 - p)
+    mask = _dropout_mask(input._data.shape, p, input._data.dtype)
     if inplace:
-        return input.mul_(wrap(mask))
-    return input * wrap(mask)
+        return input.mul_(mask)
+    return input * mask
+
+
+def _dropout_mask(shape, p, dtype):
+    """Dropout's multiplier of ``shape``: 0 with probability ``p``, ``1/(1-p)`` otherwise.
+    Inside vmap it follows the vmap's randomness: with ``'different'`` each example gets
+    a mask of its own, with ``'same'`` all share one (chapter 13)."""
+    drawn = Draw()
+    if p == 1:
+        return wrap(np.zeros(shape, dtype=dtype))
+    keep = drawn.rng.random(drawn.sizes + tuple(shape)) >= p
+    return drawn.result(wrap(keep.astype(dtype) / dtype.type(1 - p)))
 
 
 # ----- losses ----------------------------------------------------------------------------
@@ -833,12 +839,8 @@ def dropout2d(input, p=0.5, training=True, inplace=False):
         raise RuntimeError(f"result type Float can't be cast to the desired output type "
                            f"{input.dtype.type_name}: dropout2d needs a floating point tensor")
     x = input._data
-    mask_shape = x.shape[:2] + (1,) * (x.ndim - 2)
-    if p == 1:
-        mask = np.zeros(mask_shape, dtype=x.dtype)
-    else:
-        mask = (generator().random(mask_shape) >= p).astype(x.dtype) / x.dtype.type(1 - p)
-    return input.mul_(wrap(mask)) if inplace else input * wrap(mask)
+    mask = _dropout_mask(x.shape[:2] + (1,) * (x.ndim - 2), p, x.dtype)
+    return input.mul_(mask) if inplace else input * mask
 
 
 _DROPOUT2D_NOT_3D_OR_4D = (

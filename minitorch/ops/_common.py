@@ -58,8 +58,11 @@ class BuiltinBackward(BackwardCFunction):
     def _run_backward(self, grad_outputs, owned):
         on_arrays = self._forward_cls.backward_on_arrays
         grad = grad_outputs[0]
+        # A live transform needs the tensor path too: forward mode carries tangents
+        # through the gradient's ops (forward over reverse, chapter 12).
         if on_arrays is None or grad is None or _grad_mode.enabled \
-                or self._input_meta is not None or _anomaly.enabled:
+                or self._input_meta is not None or _anomaly.enabled \
+                or transform_apply[0] is not None:
             return BackwardCFunction._run_backward(self, grad_outputs, owned)
         incoming = grad._data
         results = on_arrays(self, incoming)

@@ -190,10 +190,14 @@ class OutputDerivative(BuiltinFunction):
 
     @classmethod
     def backward(cls, ctx, g):
+        # ``grad`` and ``y`` broadcast against each other when vmap's rule gives one of
+        # them a batch dim the other lacks (jacrev of jacrev): each input's gradient is
+        # summed back to its own shape, as for any broadcasting op (chapter 3).
         grad, y = ctx.saved_tensors
         need_grad, need_y = ctx.needs_input_grad
-        return (g * wrap(cls.slope(y._data)) if need_grad else None,
-                g * grad * wrap(cls.curvature(y._data)) if need_y else None)
+        return (unbroadcast(g * wrap(cls.slope(y._data)), grad.shape) if need_grad else None,
+                unbroadcast(g * grad * wrap(cls.curvature(y._data)), y.shape)
+                if need_y else None)
 
 
 class ReluGrad(OutputDerivative):

@@ -10,6 +10,7 @@ values do not depend on the old ones, so their gradient is zero.
 import numpy as np
 
 from .._random import generator_of
+from .._tensor import Tensor
 from ._common import BuiltinFunction
 from .inplace import check_in_place
 
@@ -86,9 +87,30 @@ def exponential_(t, lambd=1.0, *, generator=None):
 
 
 def bernoulli_(t, p=0.5, *, generator=None):
+    """Ones with probability ``p``: a number, or a tensor of probabilities that expands
+    to ``t``'s shape."""
+    if isinstance(p, Tensor):
+        return _bernoulli_from_tensor_(t, p, generator)
     if not 0 <= p <= 1:
         raise RuntimeError(f"bernoulli_ expects p to be in [0, 1], but got p={p}")
     return _fill(Bernoulli, t, lambda rng, shape: rng.random(shape) < p, generator)
+
+
+def _bernoulli_from_tensor_(t, p, generator):
+    """``t.bernoulli_(p)`` with a tensor ``p``: the draw of ``bernoulli(p)`` written into
+    ``t``.  Under vmap(randomness='different') ``t`` must be batched (each example gets
+    its own draw, which an unbatched ``t`` cannot hold)."""
+    from .._sampling import bernoulli
+    from .. import _random
+    check_in_place(t)
+    hook = _random.vmap_draws[0]
+    if hook is not None:
+        hook.check_in_place_draw(t)
+    from ..autograd.grad_mode import no_grad
+    with no_grad():
+        drawn = bernoulli(p.expand_as(t).to(t.dtype if t.is_floating_point() else p.dtype),
+                          generator=generator)
+        return t.copy_(drawn)
 
 
 def random_(t, low=None, high=None, *, generator=None):

@@ -408,3 +408,40 @@ def test_array_mode_and_tensor_mode_backward_agree():
     for a, b in zip(fast, slow):
         assert not a.requires_grad and b.requires_grad
         np.testing.assert_allclose(a.numpy(), b.detach().numpy(), rtol=1e-6)
+
+
+@pytest.mark.task("4.4")
+def test_grad_object_across_create_graph_and_plain_backward():
+    # PyTorch 2.13: each create_graph=True backward makes a new .grad (a recorded sum); a
+    # plain backward then adds into the .grad it finds, in place, even one that requires
+    # grad: the same object, still requiring grad, its grad_fn unchanged.
+    x = minitorch.tensor([1.0, 2.0], dtype=minitorch.float64, requires_grad=True)
+    e = np.exp([1.0, 2.0])
+    x.exp().sum().backward(create_graph=True)
+    first = x.grad
+    assert first.requires_grad and first.grad_fn.name() == "torch::autograd::CopyBackwards"
+    x.exp().sum().backward(create_graph=True)
+    second = x.grad
+    assert second is not first and second.grad_fn.name() == "AddBackward0"
+    np.testing.assert_allclose(first.detach().numpy(), e)
+    x.exp().sum().backward()
+    assert x.grad is second and second.requires_grad
+    assert second.grad_fn.name() == "AddBackward0"
+    np.testing.assert_allclose(second.detach().numpy(), 3 * e)
+    x.exp().sum().backward()
+    assert x.grad is second
+    np.testing.assert_allclose(second.detach().numpy(), 4 * e)
+    x.exp().sum().backward(create_graph=True)
+    assert x.grad is not second
+    np.testing.assert_allclose(x.grad.detach().numpy(), 5 * e)
+
+
+@pytest.mark.task("4.4")
+def test_a_grad_set_by_hand_that_requires_grad_is_added_into():
+    # PyTorch 2.13: the same object, added in place, no grad_fn recorded
+    x = minitorch.tensor([1.0, 2.0], dtype=minitorch.float64, requires_grad=True)
+    mine = minitorch.ones(2, dtype=minitorch.float64, requires_grad=True)
+    x.grad = mine
+    x.exp().sum().backward()
+    assert x.grad is mine and mine.grad_fn is None and mine.requires_grad
+    np.testing.assert_allclose(mine.detach().numpy(), 1 + np.exp([1.0, 2.0]))

@@ -201,3 +201,48 @@ def test_a_custom_jvp_result_is_checked_as_pytorch_checks_it(returns, message):
         with pytest.raises(RuntimeError) as info:
             _doubling_with_jvp(returns).apply(x)
     assert str(info.value) == message
+
+
+class _Product(torch.autograd.Function):
+    """``a * b`` in the setup_context style; its jvp records the tangents it was given."""
+    seen = []
+
+    @staticmethod
+    def forward(a, b):
+        return a * b
+
+    @staticmethod
+    def setup_context(ctx, inputs, output):
+        ctx.set_materialize_grads(_Product.materialize)
+        ctx.save_for_forward(*inputs)
+
+    @staticmethod
+    def jvp(ctx, ta, tb):
+        _Product.seen.append((None if ta is None else ta.tolist(),
+                              None if tb is None else tb.tolist()))
+        a, b = ctx.saved_tensors
+        terms = [tan * other for tan, other in ((ta, b), (tb, a)) if tan is not None]
+        return terms[0] if len(terms) == 1 else terms[0] + terms[1]
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad, grad
+
+
+@pytest.mark.parametrize("materialize, seen", [
+    (True, [([1.0, 1.0], [0.0, 0.0]), ([0.0, 0.0], [2.0, 2.0])]),
+    (False, [([1.0, 1.0], None), (None, [2.0, 2.0])]),      # PyTorch 2.13
+])
+def test_set_materialize_grads_false_gives_jvp_none_for_missing_tangents(materialize, seen):
+    _Product.materialize, _Product.seen = materialize, []
+    a = torch.tensor([1.0, 2.0], dtype=d)
+    b = torch.tensor([3.0, 4.0], dtype=d)
+    with fwAD.dual_level():
+        first = _Product.apply(fwAD.make_dual(a, torch.ones(2, dtype=d)), b)
+        second = _Product.apply(a, fwAD.make_dual(b, torch.full((2,), 2.0, dtype=d)))
+        assert fwAD.unpack_dual(first).tangent.tolist() == [3.0, 4.0]
+        assert fwAD.unpack_dual(second).tangent.tolist() == [2.0, 4.0]
+    assert _Product.seen == seen
+    _Product.seen = []
+    out = torch.func.jvp(lambda z: _Product.apply(z, b), (a,), (torch.ones(2, dtype=d),))
+    assert out[1].tolist() == [3.0, 4.0] and _Product.seen == seen[:1]

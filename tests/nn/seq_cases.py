@@ -188,6 +188,45 @@ for _kind in ("RNN", "GRU", "LSTM"):
         _kind, hx=(_h, wave((2, 2, 4), 6)) if _kind == "LSTM" else _h, num_layers=2)
     CASES[_kind + "_unbatched"] = _recurrent(_kind, x=wave((5, 3), 7))
 CASES["RNN_relu"] = _recurrent("RNN", nonlinearity="relu")
+CASES["LSTM_proj"] = _recurrent("LSTM", proj_size=2)
+CASES["LSTM_proj_2layers_bidirectional_initial_state"] = _recurrent(
+    "LSTM", hx=(wave((4, 2, 3), 5), wave((4, 2, 4), 6)), proj_size=3, num_layers=2,
+    bidirectional=True)
+
+
+def _packed(kind, lengths=(3, 5, 1), enforce_sorted=False, batch_first=False, hx=None,
+            **kwargs):
+    """The layer on a PackedSequence of three sequences of ``lengths`` (padded to 5),
+    then padded again: outputs, final states, lengths, and the gradients."""
+    def run(lib):
+        rnn = lib.nn.utils.rnn
+        m = fixed_weights(lib, getattr(lib.nn, kind)(3, 4, **kwargs))
+        x = wave((5, 3, 3), 8)
+        xt = lib.tensor(x.transpose(1, 0, 2).copy() if batch_first else x,
+                        requires_grad=True)
+        packed = rnn.pack_padded_sequence(xt, list(lengths), batch_first=batch_first,
+                                          enforce_sorted=enforce_sorted)
+        h = None
+        if hx is not None:
+            h = tuple(lib.tensor(a) for a in hx) if isinstance(hx, tuple) else lib.tensor(hx)
+        out, final = m(packed, h)
+        padded, found = rnn.pad_packed_sequence(out, batch_first=batch_first)
+        finals = list(final) if isinstance(final, tuple) else [final]
+        return results(lib, m, [padded, found, out.data] + finals, [xt])
+    return run
+
+
+for _kind in ("RNN", "GRU", "LSTM"):
+    CASES[_kind + "_packed"] = _packed(_kind)
+    CASES[_kind + "_packed_2layers_bidirectional"] = _packed(_kind, num_layers=2,
+                                                             bidirectional=True)
+    CASES[_kind + "_packed_sorted_batch_first"] = _packed(_kind, lengths=(5, 3, 1),
+                                                          enforce_sorted=True, batch_first=True)
+    _h = wave((2, 3, 4), 5)
+    CASES[_kind + "_packed_initial_state"] = _packed(
+        _kind, hx=(_h, wave((2, 3, 4), 6)) if _kind == "LSTM" else _h, bidirectional=True)
+CASES["LSTM_packed_proj_2layers_bidirectional"] = _packed("LSTM", proj_size=2, num_layers=2,
+                                                          bidirectional=True)
 
 
 def _cell(kind):

@@ -19,6 +19,7 @@ array path keeps each step one numpy pass.
 
 import numpy as np
 
+from ..._tensor import Tensor
 from ...ops._common import BuiltinFunction, sum_to_shape, unbroadcast
 
 __all__ = ["ScaledDotProductAttention", "ScaledDotProductAttentionMath", "attention_weights"]
@@ -126,6 +127,16 @@ class ScaledDotProductAttention(BuiltinFunction):
                 grad_k = _fit(_sum_heads(np.matmul(np.swapaxes(d, -1, -2), q), ctx.groups),
                               key.shape)
         return grad_q, grad_k, grad_v, None, None, None, None
+
+
+    @classmethod
+    def apply(cls, query, key, value, bias, keep, scale, groups):
+        """Under vmap(randomness='different') dropout's mask is a batched tensor, one mask
+        per example (chapter 13); the loop over the examples hands each call its own,
+        which ``forward`` takes as the array it always gets."""
+        if isinstance(keep, Tensor) and getattr(keep, "_value", None) is None:
+            keep = keep._data
+        return super().apply(query, key, value, bias, keep, scale, groups)
 
 
 class ScaledDotProductAttentionMath(ScaledDotProductAttention):

@@ -17,8 +17,8 @@ from .loss import (MSELoss, CrossEntropyLoss, NLLLoss, L1Loss, SmoothL1Loss, Hub
                    BCEWithLogitsLoss, KLDivLoss)
 from .distance import CosineSimilarity
 from .attention import MultiheadAttention
-from .transformer import (TransformerEncoderLayer, TransformerEncoder, TransformerDecoderLayer,
-                          TransformerDecoder)
+from .transformer import (Transformer, TransformerEncoderLayer, TransformerEncoder,
+                          TransformerDecoderLayer, TransformerDecoder)
 from .rnn import RNNBase, RNN, GRU, LSTM, RNNCellBase, RNNCell, GRUCell, LSTMCell
 
 __all__ = ["Module", "Linear", "Identity", "ReLU", "Sigmoid", "Tanh", "Softmax", "LogSoftmax",
@@ -29,6 +29,6 @@ __all__ = ["Module", "Linear", "Identity", "ReLU", "Sigmoid", "Tanh", "Softmax",
            "Embedding", "Conv1d", "Conv2d", "MaxPool2d", "AvgPool2d", "AdaptiveAvgPool2d",
            "MSELoss", "CrossEntropyLoss", "NLLLoss", "L1Loss", "SmoothL1Loss", "HuberLoss",
            "BCELoss", "BCEWithLogitsLoss", "KLDivLoss", "CosineSimilarity"]
-__all__ += ["MultiheadAttention", "TransformerEncoderLayer", "TransformerEncoder",
+__all__ += ["MultiheadAttention", "Transformer", "TransformerEncoderLayer", "TransformerEncoder",
             "TransformerDecoderLayer", "TransformerDecoder", "RNNBase", "RNN", "GRU", "LSTM",
             "RNNCellBase", "RNNCell", "GRUCell", "LSTMCell"]

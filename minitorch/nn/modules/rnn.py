@@ -27,6 +27,7 @@ from ..._functions import stack, cat
 from .. import functional as F
 from .. import init
 from ..parameter import Parameter
+from ..utils.rnn import PackedSequence
 from .module import Module
 
 __all__ = ["RNNBase", "RNN", "GRU", "LSTM", "RNNCellBase", "RNNCell", "GRUCell", "LSTMCell"]
@@ -84,19 +85,28 @@ class RNNBase(Module):
         self.bidirectional, self.proj_size = bidirectional, proj_size
         directions = 2 if bidirectional else 1
         gate_size = _GATES[mode] * hidden_size
+        out_size = self._out_size                   # h's size: proj_size when projecting
         self._flat_weights_names = []
         for layer in range(num_layers):
-            layer_input = input_size if layer == 0 else hidden_size * directions
+            layer_input = input_size if layer == 0 else out_size * directions
             for direction in range(directions):
                 suffix = f"_l{layer}" + ("_reverse" if direction else "")
                 shapes = [("weight_ih", (gate_size, layer_input)),
-                          ("weight_hh", (gate_size, hidden_size))]
+                          ("weight_hh", (gate_size, out_size))]
                 if bias:
                     shapes += [("bias_ih", (gate_size,)), ("bias_hh", (gate_size,))]
+                if proj_size > 0:
+                    shapes += [("weight_hr", (proj_size, hidden_size))]
                 for name, shape in shapes:
                     setattr(self, name + suffix, Parameter(empty(*shape, dtype=dtype)))
                     self._flat_weights_names.append(name + suffix)
         self.reset_parameters()
+
+    @property
+    def _out_size(self):
+        """The size of ``h`` (and of each direction's output): ``proj_size`` for an LSTM
+        with projections (``h = W_hr (o * tanh(c))``), else ``hidden_size``."""
+        return self.proj_size if self.proj_size > 0 else self.hidden_size
 
     @property
     def _flat_weights(self):
@@ -105,7 +115,7 @@ class RNNBase(Module):
     @property
     def all_weights(self):
         """The parameters grouped per layer and direction, as PyTorch lists them."""
-        per = 4 if self.bias else 2
+        per = (4 if self.bias else 2) + (1 if self.proj_size > 0 else 0)
         flat = self._flat_weights
         return [flat[i:i + per] for i in range(0, len(flat), per)]
 
@@ -117,6 +127,8 @@ class RNNBase(Module):
 
     def extra_repr(self):
         s = f"{self.input_size}, {self.hidden_size}"
+        if self.proj_size != 0:
+            s += f", proj_size={self.proj_size}"
         if self.num_layers != 1:
             s += f", num_layers={self.num_layers}"
         if self.bias is not True:
@@ -139,30 +151,46 @@ class RNNBase(Module):
         return _rnn_step(F.relu if self.mode == "RNN_RELU" else F.tanh)
 
     def _weights(self, layer, direction):
+        """``w_ih, w_hh, b_ih, b_hh`` of a layer and direction (None for missing biases),
+        and ``w_hr``, the projection (None without one)."""
         suffix = f"_l{layer}" + ("_reverse" if direction else "")
         names = ("weight_ih", "weight_hh", "bias_ih", "bias_hh")
-        return [getattr(self, n + suffix, None) if self.bias or n.startswith("weight")
-                else None for n in names]
+        weights = [getattr(self, n + suffix, None) if self.bias or n.startswith("weight")
+                   else None for n in names]
+        projection = getattr(self, "weight_hr" + suffix) if self.proj_size > 0 else None
+        return weights, projection
+
+    def _stepper(self, w_hh, b_hh, w_hr):
+        """One step of this layer and direction: ``(x_part, state) -> state``, with the
+        projection of ``h`` when the LSTM has one."""
+        step = self._step()
+        if w_hr is None:
+            return lambda x_part, state: step(x_part, state, w_hh, b_hh)
+
+        def projected(x_part, state):
+            h, c = step(x_part, state, w_hh, b_hh)
+            return F.linear(h, w_hr), c
+        return projected
 
     def _run(self, input, states):
         """``input`` (L, N, H_in); ``states`` one per layer and direction (a tensor, or
         ``(h, c)`` for LSTM).  Returns the last layer's outputs and the final states."""
-        step = self._step()
         directions = 2 if self.bidirectional else 1
         finals = []
         x = input
         for layer in range(self.num_layers):
             outputs = []
             for direction in range(directions):
-                w_ih, w_hh, b_ih, b_hh = self._weights(layer, direction)
+                (w_ih, w_hh, b_ih, b_hh), w_hr = self._weights(layer, direction)
+                step = self._stepper(w_hh, b_hh, w_hr)
                 x_parts = F.linear(x, w_ih, b_ih)           # every position at once
                 state = states[layer * directions + direction]
                 order = range(x.shape[0] - 1, -1, -1) if direction else range(x.shape[0])
                 seen = [None] * x.shape[0]
                 for t in order:
-                    state = step(x_parts[t], state, w_hh, b_hh)
+                    state = step(x_parts[t], state)
                     seen[t] = state[0] if self.mode == "LSTM" else state
-                outputs.append(stack(seen) if seen else x_parts[:, :, :self.hidden_size])
+                outputs.append(stack(seen) if seen else x_parts[:, :, :self._out_size])
                 finals.append(state)
             x = outputs[0] if directions == 1 else cat(outputs, 2)
             if self.dropout and self.training and layer < self.num_layers - 1:
@@ -170,6 +198,8 @@ class RNNBase(Module):
         return x, finals
 
     def forward(self, input, hx=None):
+        if isinstance(input, PackedSequence):
+            return self._forward_packed(input, hx)
         name = type(self).__name__
         if input.ndim not in (2, 3):
             raise ValueError(f"{name}: Expected input to be 2D or 3D, got {input.ndim}D "
@@ -207,19 +237,83 @@ class RNNBase(Module):
     def _initial_states(self, input, hx, batched):
         """One state per layer and direction: zeros, or slices of ``hx``."""
         count = self.num_layers * (2 if self.bidirectional else 1)
-        shape = (count, input.shape[1], self.hidden_size)
+        shape = (count, input.shape[1], self._out_size)
         if hx is None:
             h0 = zeros(*shape, dtype=input.dtype)
             if self.mode == "LSTM":
-                return [(h, h) for h in h0.unbind(0)]
+                c0 = zeros(count, input.shape[1], self.hidden_size, dtype=input.dtype) \
+                    if self.proj_size > 0 else h0
+                return list(zip(h0.unbind(0), c0.unbind(0)))
             return list(h0.unbind(0))
         if self.mode == "LSTM":
             if not isinstance(hx, (tuple, list)) or len(hx) != 2:
                 raise RuntimeError("LSTM expects hx as a tuple (h_0, c_0) of two tensors")
-            hs = [self._check_state(h, shape, batched, f"hidden[{i}]")
-                  for i, h in enumerate(hx)]
+            shapes = (shape, shape[:2] + (self.hidden_size,))
+            hs = [self._check_state(h, size, batched, f"hidden[{i}]")
+                  for i, (h, size) in enumerate(zip(hx, shapes))]
             return list(zip(hs[0].unbind(0), hs[1].unbind(0)))
         return list(self._check_state(hx, shape, batched, "hidden").unbind(0))
+
+    # --- packed sequences ---
+    def _forward_packed(self, packed, hx):
+        """A ``PackedSequence`` in, one out (same ``batch_sizes`` and indices): each
+        sequence runs for its own length.  ``hx`` and the final states are in the
+        batch's original order; inside, the sequences are longest first."""
+        data, batch_sizes, sorted_indices, unsorted_indices = packed
+        if data.ndim != 2:
+            raise RuntimeError(f"input must have 2 dimensions, got {data.ndim}")
+        self._check_input(data)
+        sizes = [int(n) for n in batch_sizes.tolist()]
+        if hx is not None:          # checked before the permutation, which would fail first
+            self._initial_states(data[:sizes[0]].unsqueeze(0), hx, True)
+        if hx is not None:
+            hx = self.permute_hidden(hx, sorted_indices)
+        states = self._initial_states(data[:sizes[0]].unsqueeze(0), hx, True)
+        out, finals = self._run_packed(data, sizes, states)
+        if self.mode == "LSTM":
+            hidden = (stack([h for h, _ in finals]), stack([c for _, c in finals]))
+        else:
+            hidden = stack(finals)
+        hidden = self.permute_hidden(hidden, unsorted_indices)
+        return PackedSequence(out, batch_sizes, sorted_indices, unsorted_indices), hidden
+
+    def permute_hidden(self, hx, permutation):
+        """``hx`` with its batch (dim 1) in the order ``permutation`` (None: unchanged);
+        for an LSTM, ``(h, c)`` both."""
+        if permutation is None:
+            return hx
+        if self.mode == "LSTM" and isinstance(hx, (tuple, list)):
+            return tuple(h.index_select(1, permutation) for h in hx)
+        return hx.index_select(1, permutation)
+
+    def flatten_parameters(self):
+        """PyTorch puts the weights in one block of GPU memory for cuDNN here, and does
+        nothing on the CPU; so does minitorch, so that code calling it runs."""
+
+    def _run_packed(self, data, sizes, states):
+        """``_run`` on packed rows: at step ``t`` only the first ``sizes[t]`` sequences
+        move.  Forward, the others keep their state; backward (``_reverse``), a sequence
+        starts from its initial state at its own last step."""
+        directions = 2 if self.bidirectional else 1
+        starts = [0]
+        for n in sizes:
+            starts.append(starts[-1] + n)
+        finals, x = [], data
+        for layer in range(self.num_layers):
+            outputs = []
+            for direction in range(directions):
+                (w_ih, w_hh, b_ih, b_hh), w_hr = self._weights(layer, direction)
+                step = self._stepper(w_hh, b_hh, w_hr)
+                x_parts = F.linear(x, w_ih, b_ih)           # every step at once
+                rows = [x_parts[starts[t]:starts[t + 1]] for t in range(len(sizes))]
+                run = _packed_backward if direction else _packed_forward
+                seen, state = run(step, rows, sizes, states[layer * directions + direction])
+                outputs.append(cat([s[0] if self.mode == "LSTM" else s for s in seen]))
+                finals.append(state)
+            x = outputs[0] if directions == 1 else cat(outputs, 1)
+            if self.dropout and self.training and layer < self.num_layers - 1:
+                x = F.dropout(x, self.dropout, True)
+        return x, finals
 
     @staticmethod
     def _check_state(h, shape, batched, what):
@@ -236,6 +330,42 @@ class RNNBase(Module):
         return h
 
 
+def _rows(state, start, stop):
+    """Rows ``start:stop`` of a state (a tensor, or LSTM's ``(h, c)``)."""
+    if isinstance(state, tuple):
+        return tuple(s[start:stop] for s in state)
+    return state[start:stop]
+
+
+def _joined(first, second):
+    if isinstance(first, tuple):
+        return tuple(cat([a, b]) for a, b in zip(first, second))
+    return cat([first, second])
+
+
+def _packed_forward(step, rows, sizes, state):
+    """Steps ``0, 1, ...``: the running sequences move, the finished keep their state."""
+    seen = []
+    for t, n in enumerate(sizes):
+        moved = step(rows[t], _rows(state, 0, n))
+        seen.append(moved)
+        state = moved if n == sizes[0] else _joined(moved, _rows(state, n, sizes[0]))
+    return seen, state
+
+
+def _packed_backward(step, rows, sizes, initial):
+    """Steps ``..., 1, 0``: a sequence joins, from its initial state, at its last step."""
+    seen = [None] * len(sizes)
+    state = _rows(initial, 0, 0)
+    for t in range(len(sizes) - 1, -1, -1):
+        running = sizes[t + 1] if t + 1 < len(sizes) else 0
+        if sizes[t] > running:
+            state = _joined(state, _rows(initial, running, sizes[t]))
+        state = step(rows[t], state)
+        seen[t] = state
+    return seen, state
+
+
 def _check_sizes(input_size, hidden_size, num_layers, dropout, proj_size):
     if not isinstance(dropout, numbers.Number) or isinstance(dropout, bool) \
             or not 0 <= dropout <= 1:
@@ -247,9 +377,11 @@ def _check_sizes(input_size, hidden_size, num_layers, dropout, proj_size):
         raise ValueError("hidden_size must be greater than zero")
     if num_layers <= 0:
         raise ValueError("num_layers must be greater than zero")
-    if proj_size:
-        raise NotImplementedError("LSTM(proj_size=...): minitorch has no projected LSTM; "
-                                  "add a Linear layer after it instead")
+    if proj_size < 0:
+        raise ValueError("proj_size should be a positive integer or zero to disable "
+                         "projections")
+    if proj_size >= hidden_size:
+        raise ValueError("proj_size has to be smaller than hidden_size")
 
 
 class RNN(RNNBase):

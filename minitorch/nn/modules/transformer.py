@@ -1,5 +1,6 @@
 """Transformer layers: ``TransformerEncoderLayer``, ``TransformerEncoder``,
-``TransformerDecoderLayer``, ``TransformerDecoder`` (Part V, the attention chapter).
+``TransformerDecoderLayer``, ``TransformerDecoder``, and ``Transformer``, the whole
+encoder-decoder of "Attention Is All You Need" (Part V, the attention chapter).
 
 A layer is attention plus a two-layer feed-forward network, each wrapped in a
 residual connection and a LayerNorm: after the residual (``norm_first=False``,
@@ -11,7 +12,6 @@ state dicts load both ways.
 import copy
 import warnings
 
-import numpy as np
 
 from .. import functional as F
 from .attention import MultiheadAttention
@@ -21,15 +21,15 @@ from .linear import Linear
 from .module import Module
 from .normalization import LayerNorm
 
-__all__ = ["TransformerEncoderLayer", "TransformerEncoder", "TransformerDecoderLayer",
-           "TransformerDecoder", "generate_square_subsequent_mask"]
+__all__ = ["Transformer", "TransformerEncoderLayer", "TransformerEncoder",
+           "TransformerDecoderLayer", "TransformerDecoder", "generate_square_subsequent_mask"]
 
 
 def generate_square_subsequent_mask(sz, device=None, dtype=None):
-    """The causal mask as floats: 0 on and below the diagonal, -inf above it."""
+    """The causal mask as floats (of the default dtype unless ``dtype`` is given): 0 on
+    and below the diagonal, -inf above it."""
     from ... import _creation
-    mask = np.triu(np.full((sz, sz), -np.inf, dtype=np.float32), 1)
-    return _creation.tensor(mask, dtype=dtype)
+    return _creation.full((sz, sz), float("-inf"), dtype=dtype, device=device).triu(1)
 
 
 def _activation(activation):
@@ -210,3 +210,57 @@ class TransformerDecoder(Module):
             out = self.norm(out)
         return out
 
+
+class Transformer(Module):
+    """The encoder-decoder transformer: an encoder of ``num_encoder_layers`` layers reads
+    ``src`` into ``memory``; a decoder of ``num_decoder_layers`` layers reads ``tgt`` and
+    attends to ``memory``.  Each stack ends in a LayerNorm.  The weight matrices start
+    Xavier-uniform (every parameter with more than one dim), as in PyTorch."""
+
+    def __init__(self, d_model=512, nhead=8, num_encoder_layers=6, num_decoder_layers=6,
+                 dim_feedforward=2048, dropout=0.1, activation=F.relu, custom_encoder=None,
+                 custom_decoder=None, layer_norm_eps=1e-5, batch_first=False,
+                 norm_first=False, bias=True, device=None, dtype=None):
+        super().__init__()
+        layer_args = (d_model, nhead, dim_feedforward, dropout, activation, layer_norm_eps,
+                      batch_first, norm_first, bias)
+        if custom_encoder is not None:
+            self.encoder = custom_encoder
+        else:
+            self.encoder = TransformerEncoder(
+                TransformerEncoderLayer(*layer_args, dtype=dtype), num_encoder_layers,
+                LayerNorm(d_model, eps=layer_norm_eps, bias=bias, dtype=dtype))
+        if custom_decoder is not None:
+            self.decoder = custom_decoder
+        else:
+            self.decoder = TransformerDecoder(
+                TransformerDecoderLayer(*layer_args, dtype=dtype), num_decoder_layers,
+                LayerNorm(d_model, eps=layer_norm_eps, bias=bias, dtype=dtype))
+        self._reset_parameters()
+        self.d_model = d_model
+        self.nhead = nhead
+        self.batch_first = batch_first
+
+    def forward(self, src, tgt, src_mask=None, tgt_mask=None, memory_mask=None,
+                src_key_padding_mask=None, tgt_key_padding_mask=None,
+                memory_key_padding_mask=None, src_is_causal=None, tgt_is_causal=None,
+                memory_is_causal=False):
+        batch_dim = 0 if self.batch_first else 1
+        if src.dim() == 3 and src.size(batch_dim) != tgt.size(batch_dim):
+            raise RuntimeError("the batch number of src and tgt must be equal")
+        if src.size(-1) != self.d_model or tgt.size(-1) != self.d_model:
+            raise RuntimeError("the feature number of src and tgt must be equal to d_model")
+        memory = self.encoder(src, mask=src_mask, src_key_padding_mask=src_key_padding_mask,
+                              is_causal=src_is_causal)
+        return self.decoder(tgt, memory, tgt_mask=tgt_mask, memory_mask=memory_mask,
+                            tgt_key_padding_mask=tgt_key_padding_mask,
+                            memory_key_padding_mask=memory_key_padding_mask,
+                            tgt_is_causal=tgt_is_causal, memory_is_causal=memory_is_causal)
+
+    generate_square_subsequent_mask = staticmethod(generate_square_subsequent_mask)
+
+    def _reset_parameters(self):
+        from .. import init
+        for p in self.parameters():
+            if p.dim() > 1:
+                init.xavier_uniform_(p)
