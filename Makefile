@@ -35,6 +35,7 @@
 # The course (python -m classroom, see classroom/README.md), with the .venv Python:
 #   make tasks                                  the task list (JSON=1: as JSON)
 #   make check TASKS="4.1 4.2"                  students: one line per task
+#   make setup-check                            students: only what `check` needs (fast)
 #   make release OUT=../a1 ASSIGNMENT=a1-engine a student repository
 #   make grade SUBMISSIONS=subs/ OUT=grades.csv [ASSIGNMENT=.. JOBS=2 ISOLATE=1 FEEDBACK=dir]
 #   make selfcheck                              the course holds together (CI)
@@ -67,7 +68,7 @@ NBVAL_ARGS := --nbval --nbval-current-env --nbval-sanitize-with book/sanitize.cf
               --nbval-cell-timeout=$(NB_TIMEOUT)
 
 .PHONY: help setup book test test-machines test-launch lab bench torch-diff clean distclean
-.PHONY: tasks check release grade selfcheck mutants bench-grading release-needs-out grade-needs-submissions
+.PHONY: tasks check setup-check release grade selfcheck mutants bench-grading release-needs-out grade-needs-submissions
 
 help:
 	@echo "make book       build the HTML book into _build/html (runs every notebook)"
@@ -163,8 +164,15 @@ JOBS ?=
 tasks: setup
 	$(CLASSROOM) tasks $(if $(JSON),--json)
 
-check: setup
+# `make check` sets up only when there is no .venv yet, and then only what `check`
+# needs (setup-check); `check` itself says what is missing from an older .venv.
+check: $(if $(wildcard $(VENV)/bin/python),,setup-check)
 	$(CLASSROOM) check $(TASKS)
+
+# The fast path for `check` alone (well under a minute): .venv with requirements-check.txt,
+# what a student's CI installs; not the book's toolchain (`make setup` adds it later).
+setup-check:
+	@PYTHON="$(PYTHON)" VENV="$(VENV)" NO_APT=1 REQUIREMENTS=requirements-check.txt scripts/setup.sh
 
 release: release-needs-out setup
 	$(CLASSROOM) release "$(OUT)" $(if $(ASSIGNMENT),--assignment "$(ASSIGNMENT)")

@@ -41,6 +41,8 @@ def build_parser():
     check = commands.add_parser("check", help="run the tests of some tasks (students)")
     check.add_argument("task_ids", nargs="*", metavar="TASK",
                        help="task ids (default: every task of this copy)")
+    check.add_argument("-v", "--verbose", action="store_true",
+                       help="also print pytest's whole output (every failure's traceback)")
 
     grade = commands.add_parser(
         "grade", help="grade a folder of submissions (or `grade merge` shards' CSV files)")
@@ -101,21 +103,39 @@ def run_tasks(course, args):
     if args.json:
         print(json.dumps(tasks_json(course, regions), indent=2))
         return 0
+    lines = task_lines(course, regions)
     for task in course.tasks:
         places = ", ".join(r.where() for r in regions.get(task.id, [])) or "NO REGION YET"
         depends = f"  needs {', '.join(task.depends_on)}" if task.depends_on else ""
         print(f"{task.id:>6}  {task.points:>4g} pts  {task.assignment:<14} {task.title}"
-              f"{depends}\n{'':>8}chapter {task.chapter}"
+              f" ({task.kind}, {lines[task.id]} lines){depends}\n{'':>8}chapter {task.chapter}"
               f"{' (' + task.file + ')' if task.file else ''}, {task.section}: {places}")
-    print(f"{len(course.tasks)} tasks, {course.total_points:g} points")
+    build = sum(n for t in course.tasks if t.kind == "build" for n in [lines[t.id]])
+    print(f"{len(course.tasks)} tasks, {course.total_points:g} points, "
+          f"{sum(lines.values())} student lines ({build} in build tasks)")
     return 0
 
 
+def task_lines(course, regions):
+    """``{task id: code lines a student writes}``, counted in the solution's regions
+    (``regions.code_lines``).  A student's copy holds stubs there (and no markers at all
+    for an earlier assignment's tasks): its counts are the ones ``release`` wrote into
+    its record."""
+    record = course.root / course_mod.RELEASE_FILE
+    stored = {}
+    if record.exists():
+        stored = json.loads(record.read_text(encoding="utf-8")).get("lines", {})
+    return {t.id: stored[t.id] if t.id in stored else
+            regions_mod.code_lines(course.root, regions.get(t.id, [])) for t in course.tasks}
+
+
 def tasks_json(course, regions):
+    lines = task_lines(course, regions)
     return [{"id": t.id, "title": t.title, "chapter": t.chapter, "file": t.file,
              "section": t.section,
              "points": int(t.points) if t.points.is_integer() else t.points,
              "assignment": t.assignment, "depends_on": list(t.depends_on),
+             "kind": t.kind, "lines": lines[t.id],
              "regions": [r.as_json() for r in regions.get(t.id, [])]}
             for t in course.tasks]
 
@@ -130,7 +150,7 @@ def run_release(course, args):
 
 def run_check(course, args):
     from classroom import student_check
-    result = student_check.check(*args.task_ids, root=course.root)
+    result = student_check.check(*args.task_ids, root=course.root, verbose=args.verbose)
     return 0 if result else 1
 
 

@@ -40,6 +40,7 @@ class Task:
     assignment: str
     depends_on: tuple[str, ...] = ()   # `needs` in tasks.toml: derived by selfcheck
     file: str = ""              # the chapter's notebook, e.g. book/04_autograd_graph.ipynb
+    kind: str = "warm-up"       # "build": a whole component; "warm-up": a small part of one
 
     def stub_message(self, later=False):
         """What the student's copy raises until the task is done, one sentence (what
@@ -50,7 +51,7 @@ class Task:
                     f"assignment {self.assignment}, in chapter {self.chapter}.")
         where = f" ({self.file})" if self.file else ""
         return (f"Task {self.id} ({self.title}) is not done yet: write it between its "
-                f"markers, as chapter {self.chapter}{where}, section {self.section}, "
+                f"markers, as chapter {self.chapter}{where}, section “{self.section}”, "
                 f"explains, and check it with python -m classroom check {self.id}.")
 
 
@@ -189,7 +190,7 @@ def _assignment(table):
 
 def _task(table):
     allowed = {"id", "title", "chapter", "file", "section", "points", "assignment",
-               "needs", "depends_on", "notes"}
+               "needs", "depends_on", "notes", "kind"}
     unknown = set(table) - allowed
     if unknown:
         raise CourseError(f"task {table.get('id')!r} in {TASKS_FILE} has unknown keys "
@@ -202,7 +203,16 @@ def _task(table):
                 assignment=str(_required(table, "assignment", "task")),
                 depends_on=tuple(str(d) for d in table.get("needs",
                                                            table.get("depends_on", ()))),
-                file=str(table.get("file", "")))
+                file=str(table.get("file", "")),
+                kind=_kind(table))
+
+
+def _kind(table):
+    kind = str(table.get("kind", "warm-up"))
+    if kind not in ("build", "warm-up"):
+        raise CourseError(f"task {table.get('id')!r} in {TASKS_FILE}: kind must be \"build\" "
+                          f"(a whole component) or \"warm-up\", not {kind!r}")
+    return kind
 
 
 def _replacement(table):

@@ -38,8 +38,8 @@ import time
 import pytest
 
 from classroom import reach
-from classroom.messages import (TestTimedOut, describe_exception, not_done, shorten,
-                                timed_out, unfinished_task)
+from classroom.messages import (TestTimedOut, describe_exception, failure_details, not_done,
+                                shorten, timed_out, unfinished_task)
 
 
 TIMEOUTS_PER_TASK = 2       # timed-out tests after which a task's other tests are not run
@@ -68,6 +68,8 @@ def pytest_addoption(parser):
     group.addoption("--classroom-package", default=None, help="package that must be own")
     group.addoption("--classroom-root", default=None, help="folder the package must be in")
     group.addoption("--classroom-memory", type=int, default=0, help="memory limit, MB")
+    group.addoption("--classroom-verbose", action="store_true", default=False,
+                    help="keep pytest's tracebacks (check -v)")
 
 
 # A fixture stopped by a stub stays failed for the tests that share it (see there).
@@ -160,7 +162,8 @@ class ClassroomRun:
         # below), never from pytest's traceback text, which parses every source file of the
         # traceback again for each failure: seconds per stubbed test in a fresh release.
         # (Collection is over: a test module that cannot load keeps its full report.)
-        config.option.tbstyle = "no"
+        if not config.getoption("classroom_verbose"):
+            config.option.tbstyle = "no"
         self.emit(event="collected",
                   tests=[{"nodeid": i.nodeid, "tasks": item_tasks(i)} for i in keep])
 
@@ -244,12 +247,13 @@ class ClassroomRun:
         if isinstance(error, TestTimedOut):
             for task_id in () if isinstance(error, NotRunTimedOut) else own or ("",):
                 self.out_of_time[task_id] = self.out_of_time.get(task_id, 0) + 1
-            failure = ("timeout", str(error) or timed_out(self.timeout), None)
+            failure = ("timeout", str(error) or timed_out(self.timeout), None, ())
         elif task is not None:
-            failure = ("not-done", not_done(task, own[0] if len(own) == 1 else None), task)
+            failure = ("not-done", not_done(task, own[0] if len(own) == 1 else None), task, ())
         else:
             entries = [(str(e.path), e.lineno + 1) for e in call.excinfo.traceback]
-            failure = ("failed", describe_exception(error, entries, self.root), None)
+            failure = ("failed", describe_exception(error, entries, self.root), None,
+                       failure_details(error))
         self.failures[item.nodeid] = failure
 
     def pytest_runtest_logreport(self, report):
@@ -260,12 +264,14 @@ class ClassroomRun:
         if report.when != "teardown":
             return
         passed = outcomes == ["passed", "passed", "passed"]
-        kind, message, blocked_by = self.failures.get(report.nodeid, (None, None, None))
+        kind, message, blocked_by, details = self.failures.get(report.nodeid,
+                                                               (None, None, None, ()))
         if not passed and kind is None:
             kind, message = "failed", _short_skip_or_error(
                 outcomes, self.skip_reasons.get(report.nodeid))
         self.emit(event="result", nodeid=report.nodeid, passed=passed,
                   kind="passed" if passed else kind, message=message, blocked_by=blocked_by,
+                  details=[] if passed else list(details),
                   reached=reach.take(),
                   seconds=round(time.monotonic() - self.started.get(report.nodeid, 0), 3))
 

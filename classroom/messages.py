@@ -127,7 +127,7 @@ def describe_exception(error, traceback_entries=(), root=None):
         return str(leaf)
     text = str(leaf).strip()
     if isinstance(leaf, AssertionError):
-        lines = [line.strip() for line in text.splitlines() if line.strip()]
+        lines = [line.strip() for line in _assertion_lines(text)]
         what = "a check failed" + (": " + " / ".join(lines[:2]) if lines else "")
     else:
         what = f"{type(leaf).__name__}: {text}" if text else type(leaf).__name__
@@ -137,6 +137,51 @@ def describe_exception(error, traceback_entries=(), root=None):
     where = _where(traceback_entries, root)
     return shorten(what + (f" [raised at {where}]" if where and not isinstance(
         leaf, AssertionError) else ""))
+
+
+MAX_DETAIL_LINES = 10
+MAX_DETAIL_WIDTH = 160
+_NUMPY_VALUES = ("ACTUAL:", "DESIRED:", "x:", "y:")
+
+
+def _assertion_lines(text):
+    """The lines of an assertion's message worth reading, in order.  numpy's testing
+    functions write a header, the first mismatches ``[2]: 4.0 (ACTUAL), 3.0 (DESIRED)``,
+    counts and differences, then both arrays: keep the header, the first two mismatches
+    and the arrays (three lines each), so the values come before the statistics."""
+    lines = [line.rstrip() for line in text.splitlines() if line.strip()]
+    if not any(line.strip().startswith(_NUMPY_VALUES) for line in lines):
+        return lines
+    header = [lines[0]]
+    mismatches = [line for line in lines if "(ACTUAL)" in line][:2]
+    arrays, current = [], None
+    for line in lines:
+        if line.strip().startswith(_NUMPY_VALUES):
+            current = [line]
+            arrays.append(current)
+        elif current is not None and line.startswith((" ", "\t")) and len(current) < 3:
+            current.append(line)
+        else:
+            current = None
+    counts = [line for line in lines if line.startswith(("Mismatched elements", "Max "))][:2]
+    return header + mismatches + [line for block in arrays for line in block] + counts
+
+
+def failure_details(error):
+    """A few lines (at most ``MAX_DETAIL_LINES``) that show what failed: for a failed
+    check, the values it compared (numpy's ACTUAL and DESIRED, pytest's explanation of an
+    ``assert``); for another exception, the lines of its message after the first."""
+    leaf = next(leaf_exceptions(error))
+    text = strip_ansi(str(leaf))
+    if isinstance(leaf, TestTimedOut):
+        return []
+    if isinstance(leaf, AssertionError):
+        lines = _assertion_lines(text)
+    else:
+        lines = [line.rstrip() for line in text.splitlines() if line.strip()][1:]
+    lines = [re.sub(r"\b0x[0-9a-fA-F]{6,}\b", "0x...", line) for line in lines]
+    return [line if len(line) <= MAX_DETAIL_WIDTH else line[:MAX_DETAIL_WIDTH - 3] + "..."
+            for line in lines[:MAX_DETAIL_LINES]]
 
 
 def _where(entries, root):

@@ -249,3 +249,36 @@ def clear_leaking_outputs(notebook, distinctive_sets):
             clear_outputs(cell)
             cleared += 1
     return cleared
+
+
+def shown_texts(cell):
+    """``[(where, text, is markup)]``: what a cell shows: its source and each text output."""
+    texts = [("source", cell.source, False)]
+    for holder, key in output_texts(cell):
+        texts.append(("output", _get(holder, key), key == "text/html"))
+    return texts
+
+
+def left_out_sentence(task_ids):
+    names = ", ".join(sorted(task_ids))
+    return (f"(This output is left out of your copy of the course: it shows code that "
+            f"task{'s' if len(task_ids) > 1 else ''} {names} ask{'' if len(task_ids) > 1 else 's'} "
+            "you to write.)\n")
+
+
+def replace_copied_outputs(notebook, finder):
+    """Replace the outputs of every code cell that shows a task's solution, even under
+    other names (``classroom.similarity``), by one sentence that says so; return the
+    tasks whose solution each changed cell showed (``{cell index: task ids}``)."""
+    import nbformat
+    from classroom.similarity import normalise
+    replaced = {}
+    for index, cell in enumerate(notebook.cells):
+        tasks = {m.solution.task for _, text, markup in shown_texts(cell)[1:]
+                 for m in finder.matches(normalise(text, markup=markup))}
+        if tasks:
+            cell.outputs = [nbformat.v4.new_output("stream", name="stdout",
+                                                    text=left_out_sentence(tasks))]
+            tag(cell)
+            replaced[index] = tasks
+    return replaced

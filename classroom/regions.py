@@ -203,6 +203,17 @@ def by_task(regions):
     return grouped
 
 
+def code_lines(root, task_regions):
+    """The code lines a student writes for a task: the non-blank lines between its
+    markers (in the solution) that are not comments alone."""
+    count = 0
+    for region in task_regions:
+        source = open_source(pathlib.Path(root) / region.path)
+        count += sum(1 for line in body(source.blocks[region.cell], region.begin, region.end)
+                     if line.strip() and not line.strip().startswith("#"))
+    return count
+
+
 # ----- changing what is between the markers ------------------------------------------
 
 def body(lines, begin, end):

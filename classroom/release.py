@@ -29,7 +29,7 @@ import subprocess
 
 import nbformat
 
-from classroom import notebooks, regions as regions_mod, workflow, workspace
+from classroom import notebooks, regions as regions_mod, similarity, workflow, workspace
 from classroom.course import RELEASE_FILE, CourseError
 
 STUDENT_CONFTEST = '''"""The student copy's pytest set-up: tests that reach an unfinished
@@ -88,14 +88,19 @@ def release(course, out, assignment=None):
     workspace.copy_tree(course.root, out, excluded_paths(course, out))
     later_ids = {t.id for t in later}
     stubbed = sorted(regions_mod.stub_tasks(out, released, tasks + later, later_ids))
-    regions_mod.unmark(out, [r for r in all_regions if r not in released])
+    # Stubbing changed line numbers: find the solved regions again in the copy (a file may
+    # hold regions of this assignment and of earlier ones).
+    released_ids = {r.task for r in released}
+    regions_mod.unmark(out, [r for r in regions_mod.scan(out, course.settings.sources)
+                             if r.task not in released_ids])
     check_python_compiles(out, stubbed)
     solved_ids = {r.task for r in all_regions} - {r.task for r in released}
+    finder = solution_finder(course, released, all_regions)
     changed_notebooks = scrub_notebooks(course, out, released, tasks + later, later_ids,
-                                        solved_ids)
+                                        solved_ids, finder)
     apply_replacements(course, out)
     write_student_files(course, out, assignment, tasks)
-    leaks = find_leaks(out, course, released)
+    leaks = find_leaks(out, course, released) + copies_in(out, finder)
     return ReleaseReport(out, assignment, tasks, stubbed, changed_notebooks, leaks)
 
 
@@ -146,9 +151,11 @@ def _solution_bodies(course, released):
     return bodies
 
 
-def scrub_notebooks(course, out, released, tasks, later_ids=(), solved_ids=()):
+def scrub_notebooks(course, out, released, tasks, later_ids=(), solved_ids=(), finder=None):
     """Solutions out of every notebook and markdown page of the sources; outputs that
-    show a released region re-rendered or cleared.  Returns the changed notebooks."""
+    show a released region re-rendered or cleared, and outputs that show one under
+    other names (found by ``finder``, see ``solution_finder``) replaced by a sentence.
+    Returns the changed notebooks."""
     by_id = {t.id: t for t in tasks}
     bodies = _solution_bodies(course, released)
     replacements = [(old, regions_mod.stub_lines(by_id[r.task], r.indent,
@@ -164,7 +171,7 @@ def scrub_notebooks(course, out, released, tasks, later_ids=(), solved_ids=()):
         if path.suffix == ".ipynb":
             relpath = path.relative_to(out).as_posix()
             if _scrub_notebook(path, region_cells.get(relpath, set()), replacements,
-                               distinctive, solved_ids):
+                               distinctive, solved_ids, finder):
                 changed.append(relpath)
     for folder in course.settings.sources:
         for path in sorted((out / folder).rglob("*.md")) if (out / folder).is_dir() else ():
@@ -175,7 +182,8 @@ def scrub_notebooks(course, out, released, tasks, later_ids=(), solved_ids=()):
     return changed
 
 
-def _scrub_notebook(path, stubbed_cells, replacements, distinctive, solved_ids=()):
+def _scrub_notebook(path, stubbed_cells, replacements, distinctive, solved_ids=(),
+                    finder=None):
     notebook = nbformat.read(path, as_version=4)
     before = nbformat.writes(notebook)
     for index in stubbed_cells:            # (indices are from before solutions are removed)
@@ -183,6 +191,8 @@ def _scrub_notebook(path, stubbed_cells, replacements, distinctive, solved_ids=(
     notebooks.strip_solutions(notebook)
     notebooks.rerender_outputs(notebook, replacements)
     notebooks.clear_leaking_outputs(notebook, distinctive)
+    if finder is not None:
+        notebooks.replace_copied_outputs(notebook, finder)
     notebooks.drop_marker_lines(notebook, set(solved_ids))
     if nbformat.writes(notebook) == before:
         return False
@@ -216,9 +226,13 @@ def write_student_files(course, out, assignment, tasks):
     else:
         conftest.write_text(STUDENT_CONFTEST, encoding="utf-8")
     workflow.write(out, tasks)
+    grouped = regions_mod.by_task(regions_mod.scan(course.root, course.settings.sources))
     record = {"assignment": assignment, "tasks": [t.id for t in tasks],
               "later_tasks": [t.id for t in later_tasks(course, assignment)],
-              "source_commit": _commit(course.root)}
+              "source_commit": _commit(course.root),
+              # what `tasks` reports in the copy, where the regions hold stubs
+              "lines": {t.id: regions_mod.code_lines(course.root, grouped.get(t.id, []))
+                        for t in course.tasks}}
     (out / RELEASE_FILE).write_text(json.dumps(record, indent=2) + "\n", encoding="utf-8")
 
 
@@ -246,21 +260,46 @@ def student_readme(course, assignment, tasks):
     total = _points(sum(t.points for t in tasks))
     package = course.settings.package
     graded_paths = "`, `".join(course.settings.student_paths)
+    example = tasks[0] if tasks else course.tasks[0] if course.tasks else None
+    marker = example.id if example else "4.2"
+    stub = "".join(regions_mod.stub_lines(example, "    ")) if example else \
+        "    raise TaskNotDone(...)\n"
     return f"""# {heading}
 
 This repository is your copy of the course. Some of `{package}`'s code is missing: each
 missing piece is a *task*, marked in the source like this:
 
 ```python
-    ### BEGIN SOLUTION 4.2
-    raise NotImplementedError("Task 4.2 (...): see chapter 4, section ...")
-    ### END SOLUTION 4.2
+    ### BEGIN SOLUTION {marker}
+{stub}    ### END SOLUTION {marker}
 ```
 
-Replace the `raise` line with your code, **between the two marker lines**, and keep the
-markers: grading finds your code by them. Keep all of a task's code between its markers
-(a helper you need goes there too). The chapter and section the message names explain what
-the code has to do.
+Replace the stub (the import and the `raise`) with your code, **between the two marker
+lines**, and keep the markers: grading finds your code by them. Keep all of a task's code
+between its markers (a helper you need goes there too). The stub's message names the
+chapter, its notebook and the section that explains what the code has to do. (`TaskNotDone` is not an
+`Exception`: no `except Exception` in the tests or in your code catches it by accident.)
+
+## Getting started
+
+You need Python 3.10 or newer and `make`. In this folder:
+
+```bash
+make setup-check     # about a minute: .venv with only what `check` needs
+make check           # one line per task of this assignment
+```
+
+`make setup-check` installs `requirements-check.txt` (numpy, pytest, hypothesis, the
+notebook reader and the few packages the chapters' code imports), exactly what your
+repository's CI installs. To read and run the book itself (Jupyter, the book's build
+tools, Graphviz; a few minutes), run `make setup` once; `make test`, `make book` and
+`make lab` need it (they run it themselves when it has not been done). Without `make`:
+
+```bash
+python3 -m venv .venv
+.venv/bin/python -m pip install -r requirements-check.txt
+.venv/bin/python -m classroom check
+```
 
 ## Your tasks ({total} points)
 
@@ -276,34 +315,37 @@ that reaches one says so ("... it comes with assignment ...").
 ## Checking your work
 
 ```bash
-python -m classroom check          # every task of this assignment, one line each
-python -m classroom check 4.2      # just one (or several: check 4.1 4.2)
-make check TASKS="4.2"             # the same, with the course's environment
+make check                    # every task of this assignment, one line each
+make check TASKS="{marker}"        # just one (or several: TASKS="4.1 4.2")
+.venv/bin/python -m classroom check -v {marker}    # with pytest's whole output
 ```
 
-From a notebook cell: `from classroom import check; check("4.2")`.
-Each task gets one line: `pass`, `not done`, or `FAIL` with the first failing test in
-plain words. The tests are in `tests/`; read them when a message is not enough.
-Grading runs the instructor's copy of these tests, and some more: passing `check` is a
-very good sign, not a promise.
+From a notebook cell: `from classroom import check; check("{marker}")`.
+Each task gets one line: `pass`, `not done`, `waiting` (your code passes, but a task above
+it is not done yet), or `FAIL` with the first failing test in plain words, followed by
+what that test compared (the expected and the actual values). `check -v` adds pytest's
+whole report, every traceback in full. The tests are in `tests/`; read them when a
+message is not enough. Grading runs the instructor's copy of these tests, and some more:
+passing `check` is a very good sign, not a promise.
 
-## The two commands
+## The other commands
 
 - `make test` runs all the tests and every notebook; tests that reach an unfinished task
-  are reported as one `not done yet` line per task.
+  are reported as one `not done yet` line per task (skipped, not failed).
 - `make book` builds the book into `_build/html` from the notebooks' stored outputs (it
   does not run your code, so it builds while tasks are unfinished).
+- `make lab` opens the notebooks in JupyterLab.
 
-`README_BOOK.md` is the book's own README: how to set up the environment, run the
-notebooks and more.
+`README_BOOK.md` is the book's own README: more on the environment and the notebooks.
 
 ## Your repository checks itself
 
-Every push to your repository on GitHub runs `.github/workflows/classroom.yml`: one step
-per task, `python -m classroom check <task>`, worth the task's points when the task passes
-in full. The results are in your repository's **Actions** tab (open the latest run: the
-summary lists each task and the points). With GitHub Classroom, your instructor sees the
-same points.
+Every push to your repository on GitHub runs `.github/workflows/classroom.yml`: it
+installs `requirements-check.txt`, then runs one step per task,
+`python -m classroom check <task>`, worth the task's points when the task passes in full.
+The results are in your repository's **Actions** tab (open the latest run: the summary
+lists each task and the points). With GitHub Classroom, your instructor sees the same
+points.
 
 ## Handing in
 
@@ -311,6 +353,61 @@ Hand in this whole folder (or push it to your repository), as your instructor sa
 Only `{graded_paths}` are taken from your copy when grading;
 changes to the tests or the tools are not.
 """
+
+
+def solution_finder(course, released, all_regions):
+    """A ``similarity.Finder`` for the solutions of the ``released`` regions, with the
+    course's own code outside every region (the package and the public tests) as what
+    counts as an idiom."""
+    bodies = _solution_bodies(course, released)
+    solutions = [similarity.Solution(r.task, r.where(), similarity.normalise("".join(b)))
+                 for r, b in bodies.items()]
+    return similarity.Finder(solutions, _code_outside_regions(course, all_regions))
+
+
+def _code_outside_regions(course, all_regions):
+    """``Tokens`` of each Python file of the package and the public tests, without the
+    lines of its regions."""
+    inside = {}
+    for region in all_regions:
+        if region.cell is None:
+            inside.setdefault(region.path, set()).update(range(region.begin, region.end + 1))
+    left_out = tuple(course.settings.instructor_only) + (course.settings.hidden_tests,)
+    found = []
+    for folder in (course.settings.package, *course.settings.tests):
+        for path in sorted((course.root / folder).rglob("*.py")):
+            relpath = path.relative_to(course.root).as_posix()
+            if any(relpath == p or relpath.startswith(p.rstrip("/") + "/") for p in left_out):
+                continue
+            skip = inside.get(relpath, set())
+            lines = path.read_text(encoding="utf-8").splitlines(keepends=True)
+            found.append(similarity.normalise(
+                "".join(line for i, line in enumerate(lines) if i not in skip)))
+    return found
+
+
+def copies_in(out, finder):
+    """Where the files of the student's copy ``out`` show a stubbed task's solution, also
+    under other names (``classroom.similarity``): one sentence each."""
+    found = []
+    for path in _text_files(out):
+        relpath = path.relative_to(out).as_posix()
+        for where, text, markup in _shown_parts(path):
+            for match in finder.matches(similarity.normalise(text, markup=markup)):
+                found.append(f"{relpath}{where}: {match.describe()}")
+    return found
+
+
+def _shown_parts(path):
+    """``[(where, text, is markup)]``: a file's text, or a notebook's cells' sources and
+    text outputs."""
+    text = path.read_text(encoding="utf-8", errors="replace")
+    if path.suffix != ".ipynb":
+        return [("", text, path.suffix == ".html")]
+    notebook = nbformat.reads(text, as_version=4)
+    return [(f" cell {index} ({kind})", part, markup)
+            for index, cell in enumerate(notebook.cells)
+            for kind, part, markup in notebooks.shown_texts(cell)]
 
 
 def find_leaks(out, course, released):

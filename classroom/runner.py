@@ -44,6 +44,7 @@ class TestResult:
     message: str = ""
     blocked_by: str | None = None
     reached: tuple = ()        # tasks whose regions the test ran (traced runs only)
+    details: tuple = ()        # a failure's few lines: expected and actual values
 
 
 @dataclasses.dataclass
@@ -53,6 +54,7 @@ class RunResult:
     problems: list             # what went wrong for the whole run, in plain words
     collect_errors: dict = dataclasses.field(default_factory=dict)   # test file -> why
     processes: int = 0
+    output: str = ""           # pytest's own output (RunOptions.verbose)
 
 
 @dataclasses.dataclass
@@ -65,6 +67,7 @@ class TaskScore:
     first_failure: str = ""
     failing_test: str = ""
     waits_on: tuple = ()        # (blocked) the unfinished tasks that stopped its tests
+    details: tuple = ()         # the first failure's few lines: expected and actual values
 
     @property
     def max_points(self):
@@ -111,6 +114,7 @@ class RunOptions:
     memory_limit_mb: int = 0
     python: str = sys.executable
     collect_only: bool = False
+    verbose: bool = False      # keep pytest's tracebacks and its output (check -v)
 
 
 def run_tests(workdir, test_paths, task_ids, options):
@@ -134,6 +138,9 @@ def run_tests(workdir, test_paths, task_ids, options):
             returncode, killed, stderr = _spawn(workdir, scratch, report, skip, test_paths,
                                                 task_ids, options, remaining)
             outcome.processes += 1
+            if options.verbose:
+                outcome.output += (scratch / "stdout.txt").read_text(encoding="utf-8",
+                                                                      errors="replace")
             events = _read_events(report)
             faults = pathlib.Path(str(report) + ".faults")
             if faults.exists():
@@ -172,7 +179,7 @@ def _absorb(outcome, events, returncode, killed, stderr, options):
             outcome.results[nodeid] = TestResult(
                 nodeid, outcome.collected.get(nodeid, ()), event["passed"], event["kind"],
                 event.get("message") or "", event.get("blocked_by"),
-                tuple(event.get("reached") or ()))
+                tuple(event.get("reached") or ()), tuple(event.get("details") or ()))
             started, progress = None, True
         elif kind == "finished":
             finished = True
@@ -246,6 +253,8 @@ def pytest_command(report, skip, test_paths, task_ids, options, workdir):
         command += ["--hypothesis-seed=0"]
     if options.collect_only:
         command += ["--collect-only"]
+    if options.verbose:
+        command += ["--classroom-verbose"]
     return command + list(test_paths)
 
 
@@ -336,7 +345,8 @@ def score(tasks, expected, run, scoring="proportional"):
         if waits_on:
             words = messages.waiting(waits_on, passed)
         scores[task.id] = TaskScore(task, points, passed, len(tests), status, words,
-                                    first.nodeid if first else "", waits_on)
+                                    first.nodeid if first else "", waits_on,
+                                    first.details if first and not waits_on else ())
     return scores
 
 

@@ -2,13 +2,18 @@
 
 Run in CI.  It checks that
 
-* the markers pair up, every task has a region and every region a task;
+* the markers pair up, every task has a region and every region a task, and each
+  task's stub points at the section of its chapter that explains it;
 * every task has tests (``@pytest.mark.task("<id>")``), and the solution scores
   full marks on every task (hidden tests included);
-* every assignment's release scores 0 on its tasks, its own ``check`` reports
-  each of them as not done, its test suite loads with the tasks still stubbed
-  (so a student's ``make test`` runs), and nothing in it shows a released
-  region's lines;
+* every assignment's release scores 0 on its tasks, its own ``check`` reports each
+  of them as not done, its test suite loads with the tasks still stubbed (so a
+  student's ``make test`` runs), and nothing in it shows a released region's
+  solution, even under other names (``classroom.similarity``);
+* every release's GitHub workflow, run in a fresh virtual environment made from
+  what the workflow installs, gives 0 points on the release and every task's
+  points once the tasks are written, as ``check`` does; and the first and last
+  releases pass their own ``make test``;
 * no region is dead code: with just that region replaced by a ``raise``, its
   task loses points;
 * every plausible wrong answer in the instructor's files loses points on its
@@ -25,6 +30,7 @@ import dataclasses
 import os
 import pathlib
 import re
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -134,9 +140,12 @@ def _replacing(region, new_body):
     return prepare
 
 
-def selfcheck(course, jobs=1, say=print, task_ids=(), mutants=MUTANTS_IN_SELFCHECK):
+def selfcheck(course, jobs=1, say=print, task_ids=(), mutants=MUTANTS_IN_SELFCHECK,
+              environments=None):
     """Run every check (only those of ``task_ids``' tasks, when given); ``say`` gets one
     line per finding.  ``mutants``: how many generated mutants per task (0: none).
+    ``environments``: where releases' workflows run (default: fresh virtual environments
+    made from what each workflow installs, ``workflow.FreshEnvironments``).
     Returns the findings."""
     findings = []
     tasks = course.select(task_ids)
@@ -149,6 +158,7 @@ def selfcheck(course, jobs=1, say=print, task_ids=(), mutants=MUTANTS_IN_SELFCHE
     grouped = check_regions(course, note, tasks)
     if grouped is None:
         return findings
+    check_sections(course, note, tasks)
     with tempfile.TemporaryDirectory(prefix="classroom-selfcheck-") as scratch:
         scratch = pathlib.Path(scratch)
         try:
@@ -158,7 +168,8 @@ def selfcheck(course, jobs=1, say=print, task_ids=(), mutants=MUTANTS_IN_SELFCHE
             return findings
         check_tests(course, grader, note, tasks)
         traced = TracedRuns(course, grader, tasks)
-        runs = traced.runs() + planned_runs(course, grader, grouped, scratch, note, tasks)
+        runs = traced.runs() + planned_runs(course, grader, grouped, scratch, note, tasks,
+                                            environments)
         run_all(runs, jobs, note)
         traced.judge(note, grouped)
         if mutants:
@@ -272,6 +283,69 @@ def check_regions(course, note, tasks=None):
     return grouped
 
 
+def _heading_text(text):
+    """A heading as a reader sees it: without its code and emphasis marks."""
+    return " ".join(text.replace("`", "").replace("*", "").split())
+
+
+def section_outline(path):
+    """``(headings, {task id: headings around its "Course task <id>" box})`` of a
+    notebook or markdown page: every heading's text, and for each task the book's box
+    names, the headings it sits under (its section and the sections around that)."""
+    import nbformat
+    if path.suffix == ".ipynb":
+        texts = [c.source for c in nbformat.read(path, as_version=4).cells
+                 if c.cell_type == "markdown"]
+    else:
+        texts = [path.read_text(encoding="utf-8")]
+    headings, boxes, stack = [], {}, []
+    for text in texts:
+        for line in text.splitlines():
+            heading = re.match(r"^(#{1,6})\s+(.*?)\s*#*\s*$", line)
+            if heading:
+                level, title = len(heading[1]), _heading_text(heading[2])
+                stack = [(lv, t) for lv, t in stack if lv < level] + [(level, title)]
+                headings.append(title)
+            for task_id in re.findall(r"Course task (\S+?)[`*:,.]?(?:\s|$)", line):
+                boxes.setdefault(task_id, [t for _, t in stack])
+    return headings, boxes
+
+
+def check_sections(course, note, tasks=None):
+    """Each task's ``section`` is a heading of its ``file``, which its stub quotes; and
+    when the chapter has a "Course task <id>" box for it, the box sits in that section
+    (or in one of its subsections): the stub sends the student where the task is
+    explained."""
+    for task in course.tasks if tasks is None else tasks:
+        files = [course.root / f for f in str(task.file or "").replace(",", " ").split()]
+        files = [f for f in files if f.suffix in (".ipynb", ".md")]
+        if not files or not task.section:
+            continue
+        missing = [f.relative_to(course.root).as_posix() for f in files if not f.is_file()]
+        if missing:
+            note(False, f"task {task.id}: its file {', '.join(missing)} does not exist")
+            continue
+        section = _heading_text(task.section)
+        headings, boxes = set(), []
+        for path in files:
+            found, around = section_outline(path)
+            headings.update(found)
+            boxes += [around[task.id]] if task.id in around else []
+        quoted = f"section “{task.section}”" in task.stub_message()
+        problems = []
+        if section not in headings:
+            problems.append(f"its section {task.section!r} is no heading of {task.file}")
+        if boxes and not any(section in around for around in boxes):
+            problems.append(f"its \"Course task {task.id}\" box is under "
+                            f"{' > '.join(boxes[0][1:] or boxes[0])!r}, not in section "
+                            f"{task.section!r}: point `section` at the section that explains it")
+        if not quoted:
+            problems.append("its stub does not quote its section")
+        note(not problems, f"task {task.id}: its stub points at section {task.section!r}, "
+             "where the chapter explains it" if not problems else
+             f"task {task.id}: " + "; ".join(problems))
+
+
 def check_tests(course, grader, note, tasks=None):
     """Every task (of ``tasks``, default all) has a test in the solution's collection."""
     for task in course.tasks if tasks is None else tasks:
@@ -280,12 +354,13 @@ def check_tests(course, grader, note, tasks=None):
              f"task {task.id} has no test marked @pytest.mark.task({task.id!r})")
 
 
-def planned_runs(course, grader, grouped, scratch, note, chosen=None):
+def planned_runs(course, grader, grouped, scratch, note, chosen=None, environments=None):
     """``[(label, run)]``: each ``run()`` grades something and returns ``(ok, detail)``.
     ``chosen``: the tasks to check (default: all)."""
     chosen = course.tasks if chosen is None else tuple(chosen)
     runs = [grading_run(grader, "the solution", Job(course.root, chosen),
                         lambda workdir: None, _full_marks)]
+    environments = environments or workflow.FreshEnvironments(scratch)
     for assignment in course.assignments:
         tasks = course.tasks_of(assignment.name)
         if not tasks or any(t.id not in grouped or t not in chosen for t in tasks):
@@ -299,17 +374,22 @@ def planned_runs(course, grader, grouped, scratch, note, chosen=None):
         leaks = report.leaks + release_mod.solution_lines_in(out, course)
         note(not leaks, f"release {assignment.name} shows no solution and no marker of a "
              "solved region" + "".join(f"\n        {leak}" for leak in leaks[:12]))
-        runs.append((f"release {assignment.name}: `check`",
-                     lambda out=out, tasks=tasks: _student_copy_check(out, tasks)))
+        runs.append((f"release {assignment.name}: `check`, and its workflow in a fresh "
+                     "environment", lambda out=out, tasks=tasks:
+                     _release_check(out, tasks, environments)))
         runs.append((f"release {assignment.name}: its tests collect",
                      lambda out=out: _student_tests_collect(out)))
         runs.append(grading_run(grader, f"release {assignment.name}", Job(out, tasks), None,
                                 _zero_marks))
-        with_workflow = assignment.name == course.assignments[0].name
-        if with_workflow:
-            runs.append((f"release {assignment.name}: its workflow ({workflow.WORKFLOW_PATH})",
-                         lambda out=out, tasks=tasks: _workflow_points(out, tasks, solved=False)))
-        runs += walk_runs(course, grader, assignment, out, tasks, with_workflow)
+        runs.append((f"release {assignment.name} with its tasks solved: `check`, and its "
+                     "workflow in a fresh environment",
+                     lambda out=out, tasks=tasks, name=assignment.name: _solved_release_check(
+                         course, out, tasks, scratch / f"solved-{name}", environments)))
+        if assignment.name in make_test_assignments(course):
+            runs.append((f"release {assignment.name}: its own `make test`",
+                         lambda out=out, name=assignment.name: release_make_test(
+                             out, scratch / f"make-test-{name}")))
+        runs += walk_runs(course, grader, assignment, out, tasks)
     try:
         answers = load_wrong_answers(course)
     except CourseError as error:
@@ -333,62 +413,102 @@ def planned_runs(course, grader, grouped, scratch, note, chosen=None):
             continue
         runs.append(grading_run(grader, label, Job(course.root, (task,)),
                                 _replacing(region, body), _loses_points))
+    from classroom import try_alternatives      # other correct answers: full marks
+    runs += try_alternatives.runs(course, grader, grouped, note, chosen)
     return runs
 
 
-def walk_runs(course, grader, assignment, release_dir, tasks, with_workflow=False):
+def walk_runs(course, grader, assignment, release_dir, tasks):
     """A student's walk through a release: the tasks filled in one at a time, in the
     syllabus' order, from the solution; after each step the task just written scores
     full marks, with the later ones still stubs, and the chapter that explains it runs
     in its notebook (``chapter_runs``).  (The earlier ones keep their marks: their
     tests run no later task's code, which the traced runs prove, so they are not run
-    again at every step.)  With ``with_workflow``, the last step also runs the release's
-    GitHub workflow there: every task's step gives its points."""
+    again at every step.)"""
     runs = []
     for count in range(1, len(tasks) + 1):
         filled = tasks[:count]
-        last = with_workflow and count == len(tasks)
         runs.append((f"walk {assignment.name}: after {filled[-1].id} ({count} of "
                      f"{len(tasks)} written)",
-                     lambda filled=filled, last=last: _walk_step(course, grader, release_dir,
-                                                                 filled, last)))
+                     lambda filled=filled: _walk_step(course, grader, release_dir, filled)))
     return runs
 
 
-def _walk_step(course, grader, release_dir, filled, run_workflow=False):
+def _walk_step(course, grader, release_dir, filled):
     task, after_tests = filled[-1], {}
 
     def after(workdir):
         after_tests["notebook"] = chapter_runs(course, workdir, task)
-        if run_workflow:
-            target = pathlib.Path(workdir) / workflow.WORKFLOW_PATH
-            target.parent.mkdir(parents=True, exist_ok=True)
-            target.write_bytes((pathlib.Path(release_dir) / workflow.WORKFLOW_PATH).read_bytes())
-            after_tests["workflow"] = _workflow_points(workdir, filled, solved=True)
 
     scores, _, _ = grader.run(Job(release_dir, (task,)), _filling(course, release_dir, filled),
                               after=after)
     results = [_full_marks(scores)]
     results.append(after_tests.get("notebook", (False, "its notebook was not run")))
-    if run_workflow:
-        ok, detail = after_tests.get("workflow", (False, "was not run"))
-        results.append((ok, f"its workflow {detail}"))
     return all(ok for ok, _ in results), "; ".join(detail for _, detail in results)
 
 
-def _workflow_points(folder, tasks, solved):
-    """``(ok, detail)``: the grading steps of ``folder``'s workflow, run here as GitHub
-    runs them (``classroom.workflow.run_locally``), one per task, give every task its
-    points when ``solved`` and none in a fresh release."""
-    steps = workflow.run_locally(folder)
-    got = [s.points for s in steps]
-    want = [int(t.points) if solved else 0 for t in tasks]
-    if got == want and len(steps) == len(tasks):
-        return True, (f"gives each of its {len(steps)} task steps its points ({sum(got)})"
-                      if solved else f"gives its {len(steps)} task steps 0 points")
-    wrong = [f"{s.name}: {s.points}/{s.max_points} ({s.output.strip().splitlines()[-1:]})"
-             for s, w in zip(steps, want) if s.points != w]
-    return False, f"{len(steps)} steps for {len(tasks)} tasks; " + "; ".join(wrong[:3])
+def _release_check(out, tasks, environments):
+    """``(ok, detail)``: in an untouched release, ``check`` reports every task as not done,
+    and the release's workflow, run in a fresh environment, gives every step 0 points."""
+    result = student_check.run_check(root=out)
+    scores = result.scores
+    wrong = {t.id: f"{scores[t.id].status}: {scores[t.id].first_failure}" if t.id in scores
+             else "not checked" for t in tasks
+             if t.id not in scores or scores[t.id].status not in ("not-done", "blocked")}
+    ok, detail = _workflow_agrees(out, tasks, result, environments, solved=False)
+    return not wrong and ok, (("`check` reports every task as not done" if not wrong else
+                               f"`check` reports {wrong}; {'; '.join(result.problems)}")
+                              + "; " + detail)
+
+
+def _solved_release_check(course, release_dir, tasks, folder, environments):
+    """``(ok, detail)``: a copy of the release with every task of its assignment written
+    (from the solution): ``check`` passes every task, and the workflow, run in a fresh
+    environment, gives every step its points."""
+    shutil.copytree(release_dir, folder, symlinks=True)
+    for task in tasks:
+        found = regions_mod.by_task(regions_mod.scan(folder, course.settings.sources))
+        if task.id not in found or workspace.splice_task(folder, course.root,
+                                                         found[task.id]):
+            return False, f"the release lost the markers of task {task.id}"
+    result = student_check.run_check(root=folder)
+    failing = {i: f"{s.status}: {s.first_failure}" for i, s in result.scores.items()
+               if s.status != "pass"}
+    ok, detail = _workflow_agrees(folder, tasks, result, environments, solved=True)
+    return not failing and ok, (("`check` passes every task" if not failing else
+                                 f"`check` reports {failing}") + "; " + detail)
+
+
+def _workflow_agrees(folder, tasks, check_result, environments, solved):
+    """``(ok, detail)``: the grading steps of ``folder``'s workflow, run in a fresh virtual
+    environment made from what the workflow installs (``classroom.workflow``), give each
+    task its points when ``solved`` and none otherwise, and each step gives what `check`
+    (run in the course's environment) gives its task."""
+    try:
+        environment = environments.get(folder)
+    except RuntimeError as error:
+        return False, f"its workflow's fresh environment could not be made: {error}"
+    steps = workflow.run_locally(folder, environment=environment)
+    by_task = dict(zip((t.id for t in tasks), steps))
+    wrong = []
+    for task in tasks:
+        step = by_task.get(task.id)
+        score = check_result.scores.get(task.id)
+        checked = int(task.points) if score is not None and score.status == "pass" else 0
+        wanted = int(task.points) if solved else 0
+        if step is None or step.points != wanted or step.points != checked:
+            why = [line.strip() for line in (step.output if step else "").splitlines()
+                   if line.strip()][-2:]
+            wrong.append(f"{task.id}: its step gives {step.points if step else 'no step'}"
+                         f"{'' if step is None else '/' + str(step.max_points)}, `check` "
+                         f"{checked}, expected {wanted} ({' / '.join(why)})")
+    where = f" ({environment.note})" if environment.note else ""
+    if len(steps) != len(tasks):
+        wrong.insert(0, f"{len(steps)} grading steps for {len(tasks)} tasks")
+    if wrong:
+        return False, "its workflow in a fresh environment" + where + ": " + "; ".join(wrong[:4])
+    return True, (f"its {len(steps)} workflow steps, in a fresh environment{where}, give "
+                  f"{sum(s.points for s in steps)} points, as `check` does")
 
 
 NOTEBOOK_TIMEOUT = 900       # seconds for one chapter's notebook in the walk
@@ -458,14 +578,74 @@ def grading_run(grader, label, job, prepare, judge):
     return label, lambda: judge(grader.run(job, prepare=prepare)[0])
 
 
-def _student_copy_check(out, tasks):
-    result = student_check.run_check(root=out)
-    scores = result.scores
-    wrong = {t.id: f"{scores[t.id].status}: {scores[t.id].first_failure}" if t.id in scores
-             else "not checked" for t in tasks
-             if t.id not in scores or scores[t.id].status not in ("not-done", "blocked")}
-    return not wrong, ("every task is reported as not done" if not wrong else
-                       f"reports {wrong}; {'; '.join(result.problems)}")
+MAKE_TEST_TIMEOUT = 3600     # seconds for a release's whole `make test`
+NOTEBOOK_CELL_TIMEOUT = 1200  # seconds for one notebook cell in it
+
+
+def make_test_assignments(course):
+    """The releases whose own ``make test`` selfcheck runs: the first assignment's (every
+    task a stub: a test that fails, rather than skips, at any task's stub fails there) and
+    the last one's (every earlier task solved: almost every notebook runs to its end).
+    The ones between hold no stub the first does not, and no solved region the last
+    does not; each ``make test`` costs minutes, so they are left out.  None when the
+    course has no Makefile (its releases have no ``make test`` to run)."""
+    if not (course.root / "Makefile").is_file():
+        return set()
+    names = [a.name for a in course.assignments]
+    return set(names[:1] + names[-1:])
+
+
+def release_make_test(out, copy=None):
+    """``(ok, detail)``: an untouched release's own ``make test`` (its Makefile, its
+    tests, its notebooks under nbval) passes, unfinished tasks reported as skips.  It
+    runs with this environment in place of the one ``make setup`` would make in the
+    release (the same requirements: the set-up stamps must agree), and with the release
+    first on the import path (this environment's ``minitorch`` is the course's own).
+    With ``copy``, it runs in a copy of the release made there (what the tests and the
+    notebooks write stays out of the release, which other checks read meanwhile)."""
+    if copy is not None:
+        shutil.copytree(out, copy, symlinks=True)
+        out = copy
+    venv = pathlib.Path(sys.prefix)
+    if not (venv / "bin" / "python").exists() or sys.prefix == sys.base_prefix:
+        return False, "selfcheck must run in the course's virtual environment (make selfcheck)"
+    stamp = venv / ".requirements-stamp"
+    if (pathlib.Path(out) / "requirements.txt").is_file() and stamp.is_file() and \
+            stamp.read_text().strip() != _requirements_stamp(out):
+        return False, ("the release's requirements.txt or pyproject.toml differ from what this "
+                       "environment was set up with: run make setup, then selfcheck again")
+    variables = workflow.clean_variables()
+    variables["PYTHONPATH"] = str(out)
+    # (A notebook cell gets NOTEBOOK_CELL_TIMEOUT s, not make test's 300: selfcheck runs
+    # beside other checks, and a slow cell is not what this check is about.)
+    command = ["make", "-o", "setup", "test", f"VENV={os.path.relpath(venv, out)}",
+               f"NB_TIMEOUT={NOTEBOOK_CELL_TIMEOUT}"]
+    try:
+        done = subprocess.run(command, cwd=out, env=variables, capture_output=True,
+                              text=True, timeout=MAKE_TEST_TIMEOUT)
+    except subprocess.TimeoutExpired:
+        return False, f"did not finish in {MAKE_TEST_TIMEOUT} s"
+    output = done.stdout + done.stderr
+    summary = [line.strip("= ") for line in output.splitlines()
+               if re.match(r"^=* ?\d+ (passed|failed|skipped|errors?)\b", line)]
+    if done.returncode == 0:
+        return True, f"passes ({summary[-1] if summary else 'no summary'})"
+    failed = [line for line in output.splitlines() if line.startswith(("FAILED", "ERROR"))]
+    return False, (f"fails (exit {done.returncode}): " + "; ".join(failed[:6])
+                   + (f" ... and {len(failed) - 6} more" if len(failed) > 6 else "")
+                   + (f" ({summary[-1]})" if summary else "") if failed else output[-600:])
+
+
+def _requirements_stamp(root):
+    """What scripts/setup.sh writes into .venv/.requirements-stamp for ``root``'s
+    requirements (this Python, requirements.txt and pyproject.toml)."""
+    import hashlib
+    digest = hashlib.sha256(sys.version.encode())
+    for name in ("requirements.txt", "pyproject.toml"):
+        path = pathlib.Path(root) / name
+        if path.is_file():
+            digest.update(path.read_bytes())
+    return digest.hexdigest()
 
 
 def _student_tests_collect(out):

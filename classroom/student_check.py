@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import pathlib
 import sys
 
 from classroom import course as course_mod, runner
@@ -23,6 +24,7 @@ STATUS_WORDS = {"pass": "pass", "fail": "FAIL", "not-done": "not done", "blocked
 class CheckResult:
     scores: dict
     problems: list
+    output: str = ""            # pytest's own output (check -v)
 
     @property
     def passed(self):
@@ -72,25 +74,50 @@ def environment_problems(python_version=None, find_spec=None):
     return problems
 
 
-def check_environment():
+def missing_requirements(root):
+    """The distributions ``requirements-check.txt`` (in ``root``) lists that this Python
+    does not have (a line with an environment marker is left to pip)."""
+    import importlib.metadata
+    from classroom.workflow import REQUIREMENTS_PATH, _distribution
+    path = pathlib.Path(root) / REQUIREMENTS_PATH
+    if not path.is_file():
+        return []
+    missing = []
+    for line in path.read_text(encoding="utf-8").splitlines():
+        name = _distribution(line)
+        if name is None or ";" in line:
+            continue
+        try:
+            importlib.metadata.version(name)
+        except importlib.metadata.PackageNotFoundError:
+            missing.append(name)
+    return missing
+
+
+def check_environment(root=None):
     problems = environment_problems()
+    missing = missing_requirements(root) if root is not None else []
+    if missing:
+        problems.append(f"{', '.join(missing)} (from requirements-check.txt) "
+                        f"{'are' if len(missing) > 1 else 'is'} not installed")
     if problems:
         raise EnvironmentNotReady(
             f"this Python ({sys.executable}) is not the course's environment: "
-            + "; ".join(problems) + ". Run `make setup` and then `make check` (which use "
-            "the course's .venv), or `pip install -r requirements.txt` in this environment.")
+            + "; ".join(problems) + ". Run `make setup-check` (only what `check` needs, "
+            "fast) or `make setup` (the whole book), then `make check`; or `pip install -r "
+            "requirements-check.txt` in this environment.")
 
 
-def run_check(task_ids=(), root=None):
-    check_environment()
+def run_check(task_ids=(), root=None, verbose=False):
     course = course_mod.load(root)
+    check_environment(course.root)
     tasks = course.select(task_ids) if task_ids else default_tasks(course)
     ids = [t.id for t in tasks]
     settings = course.settings
     files = runner.task_test_files(course.root, settings.tests, ids)
     options = runner.RunOptions(package=settings.package, test_timeout=settings.test_timeout,
                                 run_timeout=settings.run_timeout,
-                                memory_limit_mb=settings.memory_limit_mb)
+                                memory_limit_mb=settings.memory_limit_mb, verbose=verbose)
     run = runner.run_tests(course.root, files, ids, options)
     expected = dict(run.collected)
     for path, why in run.collect_errors.items():
@@ -101,7 +128,7 @@ def run_check(task_ids=(), root=None):
     for task_id in still_stubbed(course, [i for i, sc in scores.items()
                                           if sc.status == "blocked"]):
         scores[task_id].status = "not-done"     # (an earlier stub stopped it first)
-    return CheckResult(scores, run.problems)
+    return CheckResult(scores, run.problems, run.output)
 
 
 def still_stubbed(course, task_ids):
@@ -133,6 +160,7 @@ def format_lines(result):
         line = f"{task.id:>6}  {title:<{width}}  {status:<8}  {score.passed}/{score.total}"
         if score.status == "fail":
             line += f"  {runner.test_name(score.failing_test)}: {score.first_failure}"
+            line += "".join(f"\n{'':>8}| {detail}" for detail in _new_details(score))
         elif score.status == "not-done":
             line += "  write it between its markers"
         elif score.status == "blocked":
@@ -145,11 +173,25 @@ def format_lines(result):
     return lines
 
 
-def check(*task_ids, root=None, file=None):
+def _new_details(score):
+    """A failing task's detail lines, unless its one line already says all of them."""
+    details = list(score.details)
+    said = " ".join(score.first_failure.split())
+    if all(" ".join(d.split()) in said for d in details):
+        return []
+    return details
+
+
+def check(*task_ids, root=None, file=None, verbose=False):
     """Run the tests of ``task_ids`` (all of the assignment's when none is given),
-    print one line per task, and return a ``CheckResult`` (true when all pass)."""
-    result = run_check(task_ids, root)
+    print one line per task (a failing task's line is followed by what its first
+    failure compared), and return a ``CheckResult`` (true when all pass).  With
+    ``verbose``, pytest's whole output comes first, every traceback in full."""
+    result = run_check(task_ids, root, verbose=verbose)
     out = file or sys.stdout
+    if verbose and result.output:
+        print(result.output.rstrip("\n"), file=out)
+        print(file=out)
     for line in format_lines(result):
         print(line, file=out)
     return result

@@ -8,7 +8,8 @@ summary folds equal reasons at one place, so each unfinished task is one line
 of the report (and one line per notebook it stops).  In a notebook, the cells
 after such a cell are skipped too (they would only fail for want of what it
 defines).  At the end, one line lists the unfinished tasks and says how to
-look at them.
+look at them.  A test marked ``solutions`` (it checks the book's exercise solutions,
+which a release leaves out) is skipped, saying so.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ _unfinished = {}          # task id -> message
 _REGION_STARTS = {}       # task id -> (path, line) of its first region in a Python file
 _stopped_notebooks = {}   # notebook node id -> task id
 _LATER = set()            # tasks of later assignments
+_STUB_SKIP = pytest.StashKey()   # (task, message, (path, line)) of a test a stub stopped
 
 
 @pytest.hookimpl(wrapper=True)
@@ -42,7 +44,22 @@ def pytest_fixture_setup(fixturedef, request):
         raise
 
 
+# Tests marked ``@pytest.mark.solutions`` check the instructor's exercise solutions (that
+# they are there and ran); a student's copy leaves them out on purpose.
+SOLUTIONS_MARK = "solutions"
+SOLUTIONS_REASON = ("checks the book's exercise solutions, which your copy of the course "
+                    "leaves out")
+
+
+def pytest_collection_modifyitems(config, items):
+    for item in items:
+        if item.get_closest_marker(SOLUTIONS_MARK) is not None:
+            item.add_marker(pytest.mark.skip(reason=SOLUTIONS_REASON))
+
+
 def pytest_configure(config):
+    config.addinivalue_line("markers", f"{SOLUTIONS_MARK}: checks the exercise solutions, "
+                            "which a student's copy leaves out (skipped there)")
     # A stub reached in a thread a test started is reported by pytest as a warning with
     # the thread's traceback; the test itself already says which task is not done.
     config.addinivalue_line("filterwarnings", "ignore:(?s).*TaskNotDone"
@@ -56,6 +73,11 @@ def pytest_runtest_makereport(item, call):
     if report.skipped and _is_notebook_cell(item) and item.parent.nodeid in _stopped_notebooks:
         reason = report.longrepr[2] if isinstance(report.longrepr, tuple) else ""
         report.longrepr = (item.parent.nodeid, None, reason)
+        return
+    if report.skipped and _STUB_SKIP in item.stash and report.when != "teardown":
+        task, message, (path, lineno) = item.stash[_STUB_SKIP]
+        _unfinished.setdefault(task, message)
+        report.longrepr = (path, lineno, message)
         return
     if call.excinfo is None or report.when == "teardown" or not report.failed:
         return
@@ -71,11 +93,37 @@ def pytest_runtest_makereport(item, call):
         _stopped_notebooks.setdefault(item.parent.nodeid, task)
 
 
+@pytest.hookimpl(wrapper=True)
 def pytest_runtest_setup(item):
     if _is_notebook_cell(item) and item.parent.nodeid in _stopped_notebooks:
         task = _stopped_notebooks[item.parent.nodeid]
         pytest.skip(f"not run: an earlier cell of this notebook needs task {task}, "
                     "not done yet")
+    return (yield from _skipping_stubs(item))
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_call(item):
+    return (yield from _skipping_stubs(item))
+
+
+def _skipping_stubs(item):
+    """Run a test phase; a stub's TaskNotDone becomes a skip right away.  (Letting it fail
+    first would make pytest write the failure's traceback, which parses every source file
+    of the traceback again: half a second a test, minutes for a fresh release's `make
+    test`.)  ``pytest_runtest_makereport`` then puts the skip at the task's region."""
+    try:
+        return (yield)
+    except BaseException as error:
+        if type(error).__name__ != STUB_EXCEPTION or _is_notebook_cell(item) or \
+                item.config.getoption("classroom_report", default=None):
+            raise                 # (a `check` or grading run: its plugin reads the stub)
+        found = _stub(error)
+        if found is None:
+            raise
+        task, message = found
+        item.stash[_STUB_SKIP] = (task, message, _location_of(item, error, task))
+        raise pytest.skip.Exception(message) from None
 
 
 def pytest_terminal_summary(terminalreporter):
@@ -96,6 +144,23 @@ def _stub(error):
         text += str(getattr(error, "inner_traceback", "") or "")
         found = stub_in_text(text)
     return found
+
+
+def _location_of(item, error, task):
+    """Like ``_stub_location``, from the exception itself (no pytest traceback yet)."""
+    known = _REGION_STARTS.get(task)
+    if known:
+        return known
+    import traceback
+    frames = traceback.extract_tb(error.__traceback__)
+    if not frames or frames[-1].filename.startswith("<"):
+        path, lineno, _ = item.location
+        return path, lineno + 1
+    try:
+        path = pathlib.Path(frames[-1].filename).resolve().relative_to(item.config.rootpath)
+    except ValueError:
+        path = pathlib.Path(frames[-1].filename)
+    return path.as_posix(), frames[-1].lineno
 
 
 def _stub_location(item, excinfo, task):

@@ -424,16 +424,19 @@ class Tensor:
 
     def retain_grad(self):
         """Keep this non-leaf tensor's gradient in ``.grad`` during backward."""
+        ### BEGIN SOLUTION 5.4
         if not self._requires_grad:
             raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
         if self._grad_fn is None or self._retains_grad:
             return
         self._grad_fn._retain_grad_of(self._output_nr, self)
         self._retains_grad = True
+        ### END SOLUTION 5.4
 
     def register_hook(self, hook):
         """Call ``hook(grad)`` when this tensor's gradient is computed; a returned tensor
         replaces it.  Returns a handle whose ``remove()`` unregisters the hook."""
+        ### BEGIN SOLUTION 5.4
         if not self._requires_grad:
             raise RuntimeError("cannot register a hook on a tensor that doesn't require "
                                "gradient")
@@ -447,9 +450,11 @@ class Tensor:
         if node is not None:            # a graph already uses this leaf: tell its node
             node._hooked = True
         return _add_hook(self._backward_hooks, hook)
+        ### END SOLUTION 5.4
 
     def register_post_accumulate_grad_hook(self, hook):
         """Call ``hook(tensor)`` after backward has stored this leaf's ``.grad``."""
+        ### BEGIN SOLUTION 5.4
         if self._grad_fn is not None:
             raise RuntimeError("post accumulate grad hooks cannot be registered on non-leaf "
                                "tensors")
@@ -459,6 +464,7 @@ class Tensor:
         if self._post_accumulate_grad_hooks is None:
             self._post_accumulate_grad_hooks = hook_dict()
         return _add_hook(self._post_accumulate_grad_hooks, hook)
+        ### END SOLUTION 5.4
 
     # ================================================================================
     # Conversions

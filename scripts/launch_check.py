@@ -124,15 +124,31 @@ def run(command, **kwargs):
 
 def copy_package_sources(target):
     """The files a build of the package reads, as a clone of this tree holds them: git's
-    tracked and not-ignored files (uncommitted edits included), no build leftovers."""
-    listed = subprocess.run(["git", "ls-files", "--cached", "--others", "--exclude-standard",
-                             "--", *PACKAGE_SOURCES], cwd=ROOT, check=True, text=True,
-                            capture_output=True).stdout.splitlines()
+    tracked and not-ignored files (uncommitted edits included), no build leftovers.
+    Outside a git checkout (a student's copy of the course, before ``git init``): every
+    file under them but Python's caches and build leftovers."""
+    done = subprocess.run(["git", "ls-files", "--cached", "--others", "--exclude-standard",
+                           "--", *PACKAGE_SOURCES], cwd=ROOT, text=True, capture_output=True)
+    listed = done.stdout.splitlines() if done.returncode == 0 else _files_under(PACKAGE_SOURCES)
     for name in listed:
         path = ROOT / name
         if path.is_file():                          # (a file deleted but not yet staged)
             (target / name).parent.mkdir(parents=True, exist_ok=True)
             shutil.copyfile(path, target / name)
+
+
+def _files_under(names):
+    """Relative paths of the files ``names`` (files or folders under ROOT) hold, without
+    ``__pycache__``, ``.pyc`` files and ``*.egg-info`` build leftovers."""
+    found = []
+    for name in names:
+        path = ROOT / name
+        for file in [path] if path.is_file() else sorted(path.rglob("*")):
+            parts = file.relative_to(ROOT).parts
+            if file.is_file() and file.suffix != ".pyc" and not any(
+                    part == "__pycache__" or part.endswith(".egg-info") for part in parts):
+                found.append(file.relative_to(ROOT).as_posix())
+    return found
 
 
 def prepare(python):

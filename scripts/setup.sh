@@ -16,6 +16,9 @@
 #   PYTHON=python3.12   the interpreter used to create .venv (default python3)
 #   VENV=path           where the virtual environment lives (default .venv)
 #   NO_APT=1            never call apt-get, even when `dot` is missing
+#   REQUIREMENTS=file   what to install (default requirements.txt; `make setup-check`
+#                       gives requirements-check.txt: only what `python -m classroom
+#                       check` needs)
 #
 # It is safe to run again and again; a second run does almost nothing.
 set -euo pipefail
@@ -24,6 +27,7 @@ cd "$(dirname "$0")/.."
 ROOT=$(pwd)
 PYTHON=${PYTHON:-python3}
 VENV=${VENV:-.venv}
+REQUIREMENTS=${REQUIREMENTS:-requirements.txt}
 STAMP="$VENV/.requirements-stamp"
 
 say()  { printf '[setup] %s\n' "$*"; }
@@ -107,19 +111,22 @@ if [ ! -x "$VENV/bin/python" ]; then
 fi
 
 # ------------------------------------------------------ 3. Python requirements
+[ -f "$REQUIREMENTS" ] || die "$REQUIREMENTS is missing"
 wanted=$("$VENV/bin/python" -c '
 import hashlib, sys
 h = hashlib.sha256(sys.version.encode())
-for name in ("requirements.txt", "pyproject.toml"):
+if sys.argv[1] != "requirements.txt":
+    h.update(sys.argv[1].encode())
+for name in (sys.argv[1], "pyproject.toml"):
     with open(name, "rb") as f:
         h.update(f.read())
-print(h.hexdigest())')
+print(h.hexdigest())' "$REQUIREMENTS")
 if [ -f "$STAMP" ] && [ "$(cat "$STAMP")" = "$wanted" ]; then
     say "Python packages are up to date in $VENV"
 else
-    say "installing requirements.txt into $VENV (a few minutes the first time)"
+    say "installing $REQUIREMENTS into $VENV (a few minutes the first time)"
     rm -f "$STAMP"
-    "$VENV/bin/python" -m pip install --disable-pip-version-check --progress-bar off -r requirements.txt
+    "$VENV/bin/python" -m pip install --disable-pip-version-check --progress-bar off -r "$REQUIREMENTS"
     printf '%s\n' "$wanted" > "$STAMP"
 fi
 

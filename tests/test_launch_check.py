@@ -52,3 +52,20 @@ def test_the_wheel_carries_chapter_17s_program_and_text(tmp_path):
         assert f"minitorch/book/{name}" in names
     text = zipfile.ZipFile(wheel).read("minitorch/book/book_prose.txt").decode("utf-8")
     assert text == (ROOT / "minitorch" / "book" / "book_prose.txt").read_text(encoding="utf-8")
+
+
+def test_a_copy_without_git_gives_its_package_files_but_no_leftovers(tmp_path, monkeypatch):
+    """A student's copy of the course is not a git checkout until they make it one: the
+    package's files are then found by walking the folders (its `make test` runs this)."""
+    tree = tmp_path / "copy"
+    for name in ("pyproject.toml", "README.md", "minitorch/__init__.py",
+                 "minitorch/book/gpt.py", "minitorch/__pycache__/x.cpython-311.pyc",
+                 "minitorch/stale.pyc", "minitorch_book.egg-info/PKG-INFO", "notes.txt"):
+        (tree / name).parent.mkdir(parents=True, exist_ok=True)
+        (tree / name).write_text(name)
+    monkeypatch.setattr(launch_check, "ROOT", tree)
+    target = tmp_path / "source"
+    launch_check.copy_package_sources(target)
+    copied = sorted(p.relative_to(target).as_posix() for p in target.rglob("*") if p.is_file())
+    assert copied == ["README.md", "minitorch/__init__.py", "minitorch/book/gpt.py",
+                      "pyproject.toml"]

@@ -90,6 +90,7 @@ def test_tensor_copies_and_from_numpy_shares():
     assert shared.tolist() == [5.0, 1.0, 1.0]
 
 
+@pytest.mark.task("4.1")
 def test_detach_shares_memory_but_not_graph():
     x = minitorch.ones(2, requires_grad=True)
     y = x * 2
@@ -99,6 +100,7 @@ def test_detach_shares_memory_but_not_graph():
     assert y.tolist() == [3.0, 3.0]
 
 
+@pytest.mark.task("4.1")
 def test_requires_grad_propagates():
     x, y = minitorch.randn(5, 5), minitorch.randn(5, 5)
     z = minitorch.randn((5, 5), requires_grad=True)

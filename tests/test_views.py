@@ -71,6 +71,7 @@ def test_which_results_have_a_base(make, is_view):
     assert (y._base is x) is is_view
 
 
+@pytest.mark.task("4.1")
 def test_an_element_of_a_leaf_in_the_graph_records_select():
     x = torch.tensor([[1.0, 2.0], [3.0, 4.0]], requires_grad=True)
     y = x[0, 1]

@@ -74,3 +74,36 @@ def test_lstm_cell_two_steps_through_time():
         [-0.07788575898562919, 0.0742791997354777, -0.010916409245935895,
          0.0066763667257802905, 0.06966855968567934, 0.2440745079976087,
          -0.028975825222576444, 0.023076265748854383], rtol=1e-12)
+
+
+@pytest.mark.task("16.1")
+def test_a_two_layer_bidirectional_batch_first_lstm():
+    torch.manual_seed(0)
+    lstm = nn.LSTM(2, 3, num_layers=2, bidirectional=True, batch_first=True,
+                   dtype=torch.float64)
+    with torch.no_grad():
+        for i, p in enumerate(lstm.parameters()):
+            p.copy_(torch.linspace(-0.5, 0.5, p.numel(), dtype=torch.float64)
+                    .reshape(p.shape) * (1 + i % 3) / 3)
+    x = torch.linspace(-1, 1, 16, dtype=torch.float64).reshape(2, 4, 2)
+    out, (h, c) = lstm(x)
+    assert out.shape == (2, 4, 6) and h.shape == c.shape == (4, 2, 3)
+    np.testing.assert_allclose([out.sum().item(), h.sum().item(), c.sum().item()],
+                               [3.8977452679585767, 2.022304795804183, 2.979618459372621],
+                               rtol=1e-9)
+
+
+@pytest.mark.task("15.2")
+def test_grouped_query_attention_with_a_bool_mask_and_its_gradients():
+    import minitorch.nn.functional as F
+    q = torch.linspace(-1, 1, 48, dtype=torch.float64).reshape(2, 4, 3, 2).requires_grad_()
+    k = torch.linspace(1, -1, 40, dtype=torch.float64).reshape(2, 2, 5, 2).requires_grad_()
+    v = torch.linspace(0, 1, 40, dtype=torch.float64).reshape(2, 2, 5, 2).requires_grad_()
+    mask = torch.tensor([[True, True, False, True, False]] * 3)
+    o = F.scaled_dot_product_attention(q, k, v, attn_mask=mask, enable_gqa=True)
+    (o * torch.linspace(0, 1, o.numel(), dtype=torch.float64).reshape(o.shape)).sum().backward()
+    np.testing.assert_allclose(
+        [o.sum().item(), q.grad.sum().item(), (q.grad ** 2).sum().item(),
+         k.grad.abs().sum().item(), v.grad.sum().item()],
+        [22.36554742637805, -0.26886447548362147, 0.0019767086082411044, 0.9217966237209757,
+         24.0], rtol=1e-9)

@@ -65,3 +65,42 @@ def test_two_checkpointed_blocks_in_a_row():
     inner = np.sin(xn * xn)
     expected = np.cos(inner * inner) * 2 * inner * np.cos(xn * xn) * 2 * xn
     np.testing.assert_allclose(x.grad.numpy(), expected, rtol=1e-13)
+
+
+@pytest.mark.task("13.3")
+def test_vmap_over_dim_1_with_an_unmapped_argument():
+    x = torch.arange(6.0).reshape(2, 3)
+    out = vmap(lambda a, b: a * b + 1, in_dims=(1, None))(x, torch.tensor(2.0))
+    assert out.tolist() == [[1.0, 7.0], [3.0, 9.0], [5.0, 11.0]]
+
+
+@pytest.mark.task("13.3")
+def test_vmap_out_dims_per_output_and_an_unbatched_output_expanded():
+    x = torch.arange(6.0).reshape(2, 3)
+    total, fives = vmap(lambda a: (a.sum(), a * 0 + 5), out_dims=(0, 1))(x)
+    assert total.tolist() == [3.0, 12.0] and fives.tolist() == [[5.0, 5.0]] * 3
+    assert vmap(lambda a: a.sum(), chunk_size=1)(x).tolist() == [3.0, 12.0]
+
+
+@pytest.mark.task("13.3")
+def test_vmap_refuses_mapped_sizes_that_differ():
+    with pytest.raises(ValueError, match=r"got sizes \[2, 3\] for the mapped dimension"):
+        vmap(lambda a, b: a + b)(torch.ones(2, 3), torch.ones(3, 3))
+
+
+@pytest.mark.task("14.1")
+def test_a_non_reentrant_checkpoint_runs_the_function_again_once_for_backward():
+    x = torch.tensor([0.5, 1.5], dtype=torch.float64, requires_grad=True)
+    calls = []
+
+    def block(a):
+        calls.append(1)
+        return (a.exp() * a).sin()
+
+    y = checkpoint(block, x, use_reentrant=False)
+    assert len(calls) == 1
+    y.sum().backward()
+    assert len(calls) == 2
+    e = np.exp([0.5, 1.5])
+    inner = e * np.array([0.5, 1.5])
+    np.testing.assert_allclose(x.grad.numpy(), np.cos(inner) * (e + inner), rtol=1e-12)

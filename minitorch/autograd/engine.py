@@ -66,6 +66,7 @@ def run_backward(roots, seeds, retain_graph, create_graph, inputs=None, accumula
     With ``inputs`` only those tensors receive gradients; the gradients of
     ``inputs`` are returned, in order (None for an input the roots do not use).
     """
+    ### BEGIN SOLUTION 4.2
     root = GraphRoot([_edge_of(t, f"element {i} of tensors") for i, t in enumerate(roots)],
                      seeds)
     targets = None if inputs is None else [_edge_of(t, "One of the differentiated Tensors")
@@ -75,11 +76,13 @@ def run_backward(roots, seeds, retain_graph, create_graph, inputs=None, accumula
         execute(task)
         task.commit()
     return None if targets is None else [task.captured.get(target) for target in targets]
+    ### END SOLUTION 4.2
 
 
 def _edge_of(t, what):
     """Where ``t``'s gradient flows in the graph: its grad_fn, or its leaf's AccumulateGrad
     (the edge a node records to it, chapter 4)."""
+    ### BEGIN SOLUTION 4.2
     edge = edge_to(t)
     if edge[0] is not None:
         return edge
@@ -87,6 +90,7 @@ def _edge_of(t, what):
         f"{what} does not require grad and does not have a grad_fn: nothing recorded how it "
         "was computed. Create the leaves with requires_grad=True, and do not compute the "
         "result under no_grad().")
+    ### END SOLUTION 4.2
 
 
 def count_dependencies(root):
@@ -105,14 +109,14 @@ def count_dependencies(root):
             else:
                 dependencies[child] = 1
                 stack.append(child)
-    ### END SOLUTION 4.2
     return dependencies
+    ### END SOLUTION 4.2
 
 
 def execute(task):
     """Run the ready nodes, most urgent first, until none is left."""
+    ### BEGIN SOLUTION 4.2
     ready, buffers, targets = task.ready, task.buffers, task.targets
-    ### BEGIN SOLUTION 4.3
     while ready:
         node = heapq.heappop(ready)
         grads, owned = buffers.pop(node)
@@ -130,7 +134,7 @@ def execute(task):
             node._release_saved()
         task.send(node._next_edges, results, owns)
         del grads, results          # sent on: held by the buffers only, or freed
-    ### END SOLUTION 4.3
+    ### END SOLUTION 4.2
 
 
 _NOT_OWNED = itertools.repeat(False)
@@ -138,15 +142,18 @@ _NOT_OWNED = itertools.repeat(False)
 
 def _new_buffer(n, nr, grad, own):
     """The buffer of a node with ``n`` outputs, holding the first gradient to arrive."""
+    ### BEGIN SOLUTION 4.2
     grads, flags = [None] * n, [False] * n
     grads[nr], flags[nr] = grad, own
     return grads, flags
+    ### END SOLUTION 4.2
 
 
 def _add_into(buffer, nr, grad, owned):
     """A second gradient for the same place: summed (in place, into one the engine
     owns).  With nothing to record, two plain tensors are summed as arrays
     (``add_arrays``: the same sum, without an op's node; the performance appendix)."""
+    ### BEGIN SOLUTION 4.2
     grads, flags = buffer
     old = grads[nr]
     if grad_mode._state.enabled:
@@ -157,6 +164,7 @@ def _add_into(buffer, nr, grad, owned):
         old.add_(grad)
     else:
         grads[nr], flags[nr] = old + grad, True
+    ### END SOLUTION 4.2
 
 
 def _plain_pair(old, grad):
@@ -170,9 +178,21 @@ def _plain_pair(old, grad):
 
 
 class GraphTask:
-    """What one call of backward (or ``autograd.grad``) keeps while it runs."""
+    """What one call of backward (or ``autograd.grad``) keeps while it runs.
+
+    The methods that store the results (``stash_leaf_gradient``, ``retain``,
+    ``commit``) keep them in two lists that ``__init__`` makes empty:
+    ``leaf_gradients``, of ``(AccumulateGrad node, gradient, owned)``, and
+    ``retained``, of ``(tensor, gradient)``.
+    """
 
     def __init__(self, root, retain_graph, targets=None, accumulate=True):
+        """Prepare a run from the ``GraphRoot`` ``root``: the dependency count of every
+        node it reaches (pruned, when ``targets`` are given, to the nodes that lead to a
+        target), the root ready to run with its (empty) gradients.  ``targets`` are the
+        edges ``(node, nr)`` whose gradients ``autograd.grad`` returns (``captured``);
+        with ``accumulate`` the leaves among them still get their ``.grad``."""
+        ### BEGIN SOLUTION 4.2
         self.retain_graph = retain_graph
         self.dependencies = count_dependencies(root)
         self.targets = {} if targets is None else _positions_by_node(targets)
@@ -191,6 +211,7 @@ class GraphTask:
         self.ready = [root]
         self.leaf_gradients = []
         self.retained = []
+        ### END SOLUTION 4.2
 
     # ----- the queue ---------------------------------------------------------------------
     def send(self, edges, grads, owned):
@@ -201,6 +222,7 @@ class GraphTask:
         gradients, and whether the engine owns each one (made it itself, nobody else
         holds it), so it may keep it as a leaf's ``.grad`` without a copy.
         """
+        ### BEGIN SOLUTION 4.2
         dependencies, buffers = self.dependencies, self.buffers
         for edge, grad, own in zip(edges, grads, owned):
             if not edge:
@@ -221,9 +243,14 @@ class GraphTask:
             dependencies[node] = remaining - 1
             if remaining == 1:
                 heapq.heappush(self.ready, node)
+        ### END SOLUTION 4.2
 
     def should_run(self, node):
+        """Must ``node`` run? Every node does, unless targets were given: then only the
+        nodes that pass gradients on towards a target (and the leaves that accumulate)."""
+        ### BEGIN SOLUTION 4.2
         return self.needed is None or node in self.needed
+        ### END SOLUTION 4.2
 
     # ----- autograd.grad: reading the gradients of the inputs ------------------------------
     def capture(self, node, grads, owned):
@@ -231,21 +258,26 @@ class GraphTask:
         still run.  One that need not (a leaf, for autograd.grad) first lets its
         tensor's hooks change them, as PyTorch does.  The engine gives up what it
         captured: the caller receives it, so it must not be added into later."""
+        ### BEGIN SOLUTION 4.2
         runs = self.should_run(node)
-        if not runs:
+        if not runs and node._hooked:
             grads = call_tensor_pre_hooks(node, grads, owned, self)
         for nr in self.targets[node]:
             self.captured[(node, nr)] = grads[nr]
             owned[nr] = False
         return runs
+        ### END SOLUTION 4.2
 
     # ----- results, stored only when the whole graph ran ----------------------------------
     def stash_leaf_gradient(self, node, grad, owned):
+        """Keep a leaf's complete gradient until ``commit`` stores it in ``.grad``."""
         if owned and grad is not None and grad._fw_grads and node.variable._grad is None:
             grad = _kept_as_grad(grad)
         self.leaf_gradients.append((node, grad, owned))
 
     def retain(self, tensor, grad):
+        """Keep the gradient of a ``retain_grad`` tensor until ``commit`` (the hooks of
+        task 5.4 call this)."""
         self.retained.append((tensor, grad))
 
     def commit(self):
@@ -271,24 +303,30 @@ def _kept_as_grad(grad):
 
 
 def _positions_by_node(targets):
+    """``{node: [output numbers]}`` of the target edges."""
+    ### BEGIN SOLUTION 4.2
     positions = {}
     for node, nr in targets:
         positions.setdefault(node, []).append(nr)
     return positions
+    ### END SOLUTION 4.2
 
 
 def _nodes_leading_to(targets, dependencies, root):
     """The nodes from which some target node can be reached (targets included)."""
+    ### BEGIN SOLUTION 4.2
     order = _topological_order(dependencies, root)
     leads = set(targets)
     for node in reversed(order):
         if node not in leads and any(child in leads for child, _ in node.next_functions):
             leads.add(node)
     return leads
+    ### END SOLUTION 4.2
 
 
 def _topological_order(dependencies, root):
     """Every node before the nodes its edges lead to (Kahn's algorithm)."""
+    ### BEGIN SOLUTION 4.2
     remaining = dict(dependencies)
     order, stack = [], [root]
     while stack:
@@ -300,16 +338,19 @@ def _topological_order(dependencies, root):
                 if remaining[child] == 0:
                     stack.append(child)
     return order
+    ### END SOLUTION 4.2
 
 
 def _recount(dependencies, needed):
     """Dependencies counted again over the needed nodes only."""
+    ### BEGIN SOLUTION 4.2
     counts = {node: 0 for node in dependencies if node in needed}
     for node in counts:
         for child, _ in node.next_functions:
             if child is not None and child in counts:
                 counts[child] += 1
     return counts
+    ### END SOLUTION 4.2
 
 
 # ----- hooks -------------------------------------------------------------------------------
@@ -322,6 +363,7 @@ def call_pre_hooks(node, grads, owned, task):
 
     A gradient a hook has seen may be kept by it, so the engine no longer owns it.
     """
+    ### BEGIN SOLUTION 5.4
     grads = call_tensor_pre_hooks(node, grads, owned, task)
     for hook in list((node._pre_hooks or {}).values()):
         owned[:] = [False] * len(owned)
@@ -329,11 +371,13 @@ def call_pre_hooks(node, grads, owned, task):
         if result is not None:
             grads = _checked_tuple(hook, result, grads)
     return grads
+    ### END SOLUTION 5.4
 
 
 def call_tensor_pre_hooks(node, grads, owned, task):
     """The hooks registered with ``Tensor.register_hook`` on this node's outputs (called
     with None for an output that got no gradient), then the ``retain_grad`` ones."""
+    ### BEGIN SOLUTION 5.4
     for nr, hooks in node._tensor_hooks():
         for hook in list(hooks.values()):
             owned[nr] = False
@@ -347,20 +391,24 @@ def call_tensor_pre_hooks(node, grads, owned, task):
             owned[nr] = False       # stored at the commit: nothing may add into it before
             task.retain(tensor, grads[nr])
     return grads
+    ### END SOLUTION 5.4
 
 
 def call_post_hooks(node, results, grads):
     """After a node ran: its hooks see both sides and may replace the results."""
+    ### BEGIN SOLUTION 5.4
     for hook in list((node._post_hooks or {}).values()):
         replaced = hook(tuple(results), tuple(grads))
         if replaced is not None:
             results = _checked_tuple(hook, replaced, results)
     return results
+    ### END SOLUTION 5.4
 
 
 def call_accumulated_hooks(node, grad):
     """After a leaf's ``.grad`` is stored: its post-accumulate-grad hooks, then the
     post-hooks of its AccumulateGrad node (which has no results: ``()``)."""
+    ### BEGIN SOLUTION 5.4
     variable = node.variable
     for hook in list((variable._post_accumulate_grad_hooks or {}).values()):
         result = hook(variable)
@@ -368,34 +416,50 @@ def call_accumulated_hooks(node, grad):
             _refuse_post_accumulate_result(result)
     if node._post_hooks:
         call_post_hooks(node, (), (grad,))
+    ### END SOLUTION 5.4
 
 
 def _hook_name(hook):
+    """How the errors name a hook: its ``__name__``, or ``<unknown>``."""
+    ### BEGIN SOLUTION 5.4
     return getattr(hook, "__name__", "<unknown>")
+    ### END SOLUTION 5.4
 
 
 def _checked_tensor(hook, value, old):
-    """A tensor hook's replacement for the gradient ``old``."""
+    """A tensor hook's replacement for the gradient ``old``, checked as PyTorch checks it:
+    a TypeError unless it is a tensor ("expected Variable, but hook returned '<type>'");
+    a RuntimeError when no gradient arrived ("can't replace a None gradient with a
+    non-None value"), when its dtype differs ("hook '<name>' has changed the type of
+    value (was torch.FloatTensor got torch.DoubleTensor)") or its shape ("hook '<name>'
+    has changed the size of value")."""
+    ### BEGIN SOLUTION 5.4
     if not isinstance(value, Tensor):
         raise TypeError(f"expected Variable, but hook returned '{type(value).__name__}'. A "
                         "hook returns a Tensor to replace the gradient, or None to keep it.")
     if old is None:
         raise RuntimeError("can't replace a None gradient with a non-None value: this "
                            "gradient did not arrive, so the hook must return None for it.")
-    if value._data.dtype != old._data.dtype:
+    if value.dtype != old.dtype:
         raise RuntimeError(f"hook '{_hook_name(hook)}' has changed the type of value (was "
                            f"torch.{old.dtype.type_name}Tensor got torch."
                            f"{value.dtype.type_name}Tensor). Return a gradient of the "
                            "dtype it was given.")
-    if value._data.shape != old._data.shape:
+    if tuple(value.shape) != tuple(old.shape):
         raise RuntimeError(f"hook '{_hook_name(hook)}' has changed the size of value: it "
                            f"returned shape {list(value.shape)} for a gradient of shape "
                            f"{list(old.shape)}. Return a gradient of the same shape.")
     return value
+    ### END SOLUTION 5.4
 
 
 def _checked_tuple(hook, values, old):
-    """A node hook's replacement for the gradients ``old``: a tuple of as many values."""
+    """A node hook's replacement for the gradients ``old``: a TypeError unless it is a
+    tuple ("expected tuple, but hook returned '<type>'"), a RuntimeError unless it has
+    one value per position ("hook '<name>' has returned an incorrect number of values
+    (got 2, but expected 1)"); each value None (no gradient there) or as
+    ``_checked_tensor`` wants it."""
+    ### BEGIN SOLUTION 5.4
     if type(values) is not tuple:
         raise TypeError(f"expected tuple, but hook returned '{type(values).__name__}'. A "
                         "node hook returns a tuple with one gradient (or None) per position, "
@@ -405,14 +469,19 @@ def _checked_tuple(hook, values, old):
                            f"values (got {len(values)}, but expected {len(old)}). Return one "
                            "value per position, None where there is no gradient.")
     return [v if v is None else _checked_tensor(hook, v, o) for v, o in zip(values, old)]
+    ### END SOLUTION 5.4
 
 
 def _refuse_post_accumulate_result(result):
+    """A post-accumulate-grad hook returned something: PyTorch's error for it (a
+    RuntimeError for a tensor, a TypeError for anything else)."""
+    ### BEGIN SOLUTION 5.4
     if isinstance(result, Tensor):
         raise RuntimeError("Tensor post accumulate grad hooks should return None. Change "
                            "the tensor's .grad in place if the hook must modify it.")
     raise TypeError(f"expected Variable, but hook returned '{type(result).__name__}'. A post "
                     "accumulate grad hook should return None.")
+    ### END SOLUTION 5.4
 
 
 class _interrupts_deferred:

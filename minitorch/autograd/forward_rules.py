@@ -277,13 +277,12 @@ def _atan2(primals, tangents, out, args):
 
 def _pow(primals, tangents, out, args):
     a, b = primals
-    total = None
+    terms = []
     if tangents[0] is not None:
-        total = tangents[0] * b * a ** (b - 1)
+        terms.append(tangents[0] * b * a ** (b - 1))     # d(a**b)/da = b * a**(b-1)
     if tangents[1] is not None:
-        term = tangents[1] * out * a.log()
-        total = term if total is None else total + term
-    return _fit(total, out)
+        terms.append(tangents[1] * out * a.log())        # d(a**b)/db = a**b * log(a)
+    return _fit(sum(terms[1:], terms[0]) if terms else None, out)
 
 
 # in-place ops: ``primals[0]`` is the value before the change

@@ -49,46 +49,61 @@ class FunctionCtx:
     def save_for_backward(self, *tensors):
         """Keep tensors (or None) for ``backward``, which reads them from
         ``ctx.saved_tensors``.  Store other values as attributes of ``ctx``."""
+        ### BEGIN SOLUTION 6.8
         for i, t in enumerate(tensors):
             if not (t is None or isinstance(t, Tensor)):
                 raise TypeError(
                     f"save_for_backward can only save variables, but argument {i} is of type "
                     f"{type(t).__name__}; store other values as attributes of ctx instead")
         self._to_save = tensors
+        ### END SOLUTION 6.8
 
     def save_for_forward(self, *tensors):
         """Keep tensors (or None) for ``jvp``, which reads them from ``ctx.saved_tensors``
-        (chapter 12)."""
+        (chapter 12).  Anything else is refused, with PyTorch's AssertionError
+        ("save_for_forward expects all arguments to be tensors; you should save
+        non-tensors as attributes on ctx")."""
+        ### BEGIN SOLUTION 6.8
         for i, t in enumerate(tensors):
             if not (t is None or isinstance(t, Tensor)):
-                raise TypeError(
+                raise AssertionError(        # PyTorch's type for this error
                     f"save_for_forward expects all arguments to be tensors; you should "
                     f"save non-tensors as attributes on ctx: argument {i} is "
                     f"{type(t).__name__}")
         self._to_save_forward = tensors
+        ### END SOLUTION 6.8
 
     def mark_dirty(self, *tensors):
         """Declare the inputs that ``forward`` modified in place (and returns)."""
+        ### BEGIN SOLUTION 6.8
         _only_tensors(tensors, "mark_dirty can only accept variables, but argument {i} is "
                                "of type {kind}")
         self._dirty = tensors
+        ### END SOLUTION 6.8
 
     def mark_non_differentiable(self, *tensors):
         """Declare outputs that have no gradient (indices, masks...)."""
+        ### BEGIN SOLUTION 6.8
         _only_tensors(tensors, "mark_non_differentiable only accepts variable arguments, but "
                                "got {kind}")
         self._non_differentiable = tensors
+        ### END SOLUTION 6.8
 
     def set_materialize_grads(self, value):
         """With False, ``backward`` receives None (not zeros) for outputs that got no gradient."""
+        ### BEGIN SOLUTION 6.8
         self.materialize_grads = bool(value)
+        ### END SOLUTION 6.8
 
 
 def _only_tensors(values, message):
+    """Refuse anything but tensors among ``values`` (a RuntimeError with ``message``)."""
+    ### BEGIN SOLUTION 6.8
     for i, t in enumerate(values):
         if not isinstance(t, Tensor):
             raise RuntimeError(message.format(i=i, kind=type(t).__name__) +
                                ": pass the tensors themselves (inputs or outputs of forward).")
+    ### END SOLUTION 6.8
 
 
 class BackwardCFunction(Node, FunctionCtx):
@@ -146,7 +161,18 @@ class BackwardCFunction(Node, FunctionCtx):
 
     def _apply(self, grad_outputs):
         """Call the Function's ``backward``, with zeros (or None) for outputs that got no
-        gradient, and check what it returns (the engine's call)."""
+        gradient, and check what it returns (the engine's call).
+
+        ``grad_outputs`` holds one gradient per output, None where none arrived; the
+        result is a tuple with one gradient per edge.  When none arrived at all, a
+        built-in op (``_skip_without_gradient``) is not called: all None.  Otherwise a
+        missing gradient becomes zeros of its output's shape and dtype
+        (``_output_meta``), unless the Function turned ``materialize_grads`` off.  With
+        anomaly mode on, backward runs through ``anomaly_mode.run_backward`` and its
+        results go through ``anomaly_mode.check_gradients``.  Between the two, a node
+        that knows its inputs (``_input_meta``, set for custom Functions) checks the
+        gradients with ``_check_gradients`` (task 6.8): that line is given."""
+        ### BEGIN SOLUTION 4.1
         if self._num_outputs > 1 or grad_outputs[0] is None:
             if self._forward_cls._skip_without_gradient and all(g is None for g in grad_outputs):
                 return (None,) * len(self._next_edges)
@@ -158,11 +184,14 @@ class BackwardCFunction(Node, FunctionCtx):
             grads = self._forward_cls.backward(self, *grad_outputs)
         if type(grads) is not tuple:
             grads = (grads,)
-        if self._input_meta is not None:
+        ### END SOLUTION 4.1
+        if self._input_meta is not None:        # a custom Function's: task 6.8 checks them
             grads = self._check_gradients(grads)
+        ### BEGIN SOLUTION 4.1
         if anomaly_mode._state.enabled:
             anomaly_mode.check_gradients(self, grads)
         return grads
+        ### END SOLUTION 4.1
 
     def _run_backward(self, grad_outputs, owned):
         """``apply``, and for each result whether the engine may own it."""
@@ -199,6 +228,7 @@ class BackwardCFunction(Node, FunctionCtx):
 
     def _check_gradients(self, grads):
         """One gradient per forward argument, each fitting its input's shape and dtype."""
+        ### BEGIN SOLUTION 6.8
         n = len(self._next_edges)
         if len(grads) != n:
             if len(grads) > n and all(g is None for g in grads[n:]):
@@ -210,8 +240,13 @@ class BackwardCFunction(Node, FunctionCtx):
                     "per argument of forward, None for arguments that need none")
         return tuple([self._check_gradient(i, g, meta)
                       for i, (g, meta) in enumerate(zip(grads, self._input_meta))])
+        ### END SOLUTION 6.8
 
     def _check_gradient(self, i, grad, meta):
+        """Gradient number ``i`` checked against ``meta``, its input's ``(shape, dtype)``
+        (None for a tensor that needs no gradient, False for an argument that is no tensor):
+        summed to the input's shape if it broadcasts to it, converted to its dtype."""
+        ### BEGIN SOLUTION 6.8
         if grad is None:
             return None
         if meta is _NOT_A_TENSOR:
@@ -235,6 +270,7 @@ class BackwardCFunction(Node, FunctionCtx):
         if grad.dtype is not dtype:
             grad = grad.to(dtype)
         return grad
+        ### END SOLUTION 6.8
 
 
 _NOT_OWNED = itertools.repeat(False)
@@ -264,10 +300,12 @@ def _fresh_memory(grad, grad_outputs, owned):
 
 def _zeros_for_missing(grad_outputs, output_meta):
     """Zeros in place of the gradients of outputs that received none."""
+    ### BEGIN SOLUTION 4.1
     if all(g is not None for g in grad_outputs):
         return grad_outputs
     return [Tensor._wrap(np.zeros(shape, dtype=dtype.numpy_dtype)) if g is None else g
             for g, (shape, dtype) in zip(grad_outputs, output_meta)]
+    ### END SOLUTION 4.1
 
 
 def _expandable(shape, target):
@@ -376,6 +414,7 @@ class Function(metaclass=FunctionMeta):
     @classmethod
     def _apply_with_ctx(cls, args, kwargs):
         """``apply``'s work, returning the ctx too (forward mode calls ``jvp`` with it)."""
+        ### BEGIN SOLUTION 6.8
         if kwargs or cls._setup_context_style:
             args = _bind_arguments(cls, args, kwargs)
         ctx = cls._backward_cls()                                   # 1. the node
@@ -388,6 +427,7 @@ class Function(metaclass=FunctionMeta):
         else:
             finish_unrecorded(ctx, outputs)
         return (outputs[0] if type(result) is not tuple else tuple(outputs)), ctx
+        ### END SOLUTION 6.8
 
     @staticmethod
     def jvp(ctx, *grad_inputs):
@@ -401,10 +441,12 @@ class Function(metaclass=FunctionMeta):
 def _bind_arguments(cls, args, kwargs):
     """Keyword arguments of ``apply`` bound to ``forward``'s parameters, with its defaults
     filled in (always, in the setup_context style), so every argument is positional."""
+    ### BEGIN SOLUTION 6.8
     takes_ctx = not cls._setup_context_style
     bound = _signature(cls).bind(*((None,) if takes_ctx else ()), *args, **kwargs)
     bound.apply_defaults()
     return bound.args[1:] if takes_ctx else bound.args
+    ### END SOLUTION 6.8
 
 
 def _signature(cls):
@@ -418,11 +460,14 @@ def _signature(cls):
 
 def needs_input_grad(args):
     """For each argument: is it a tensor that requires grad?"""
+    ### BEGIN SOLUTION 6.8
     return tuple([isinstance(a, Tensor) and a._requires_grad for a in args])
+    ### END SOLUTION 6.8
 
 
 def _run_forward(cls, ctx, args):
     """Call ``forward`` with grad mode off (in either Function style)."""
+    ### BEGIN SOLUTION 6.8
     state = grad_mode._state
     was_enabled, state.enabled = state.enabled, False
     try:
@@ -433,16 +478,21 @@ def _run_forward(cls, ctx, args):
         return cls.forward(ctx, *args)
     finally:
         state.enabled = was_enabled
+    ### END SOLUTION 6.8
 
 
 def as_outputs(result, args, ctx):
-    """What ``forward`` returned, as a list of Tensors (other values pass through).
+    """What ``forward`` returned (a value or a tuple), as a list of Tensors (other
+    values pass through).
 
-    An array becomes a new tensor.  An input returned as it is, and not
-    modified in place, becomes a new tensor object sharing its memory, so it
-    can get a ``grad_fn`` of its own without touching the input.  The outputs
-    of a view op share their input's version counter.
+    An array (or numpy scalar) becomes a new tensor.  An input returned as it
+    is, and not modified in place, becomes a new tensor object sharing its
+    memory (``_alias_if_input``, given).  The inputs marked dirty must be among the
+    results (``_check_dirty_returned``).  The outputs of a view op
+    (``ctx._is_view``) share their first input's version counter
+    (``share_version_counter``).
     """
+    ### BEGIN SOLUTION 4.1
     outputs = []
     results = result if type(result) is tuple else (result,)
     if ctx._dirty:
@@ -450,15 +500,25 @@ def as_outputs(result, args, ctx):
     for o in results:
         if isinstance(o, (np.ndarray, np.generic)):
             o = Tensor._wrap(np.asarray(o))
-        elif isinstance(o, Tensor) and _contains(args, o) and not _contains(ctx._dirty, o):
-            alias = o._alias_without_graph()
-            ctx._non_differentiable = tuple(alias if x is o else x
-                                            for x in ctx._non_differentiable)
-            o = alias
+        elif isinstance(o, Tensor):
+            o = _alias_if_input(o, args, ctx)
         outputs.append(o)
     if ctx._is_view:
         share_version_counter(args[0], outputs)
     return outputs
+    ### END SOLUTION 4.1
+
+
+def _alias_if_input(o, args, ctx):
+    """An input that forward returned as it is, and did not change in place, becomes a new
+    tensor sharing its memory (so it can get a ``grad_fn`` of its own without touching the
+    input), and takes the input's place in ``ctx._non_differentiable``; any other output
+    stays as it is."""
+    if not _contains(args, o) or _contains(ctx._dirty, o):
+        return o
+    alias = o._alias_without_graph()
+    ctx._non_differentiable = tuple(alias if x is o else x for x in ctx._non_differentiable)
+    return alias
 
 
 def _check_dirty_returned(dirty, results):
@@ -511,17 +571,19 @@ def finish_unrecorded(ctx, outputs):
 
 def _record(ctx, args, outputs):
     """Everything step 3 does for a Function: check, link, describe, save."""
+    ### BEGIN SOLUTION 6.8
     _check_in_place(ctx)
-    link_into_graph(ctx, args, outputs)
-    _mark_views_of_inputs(ctx, args, outputs)
-    _describe_inputs_and_outputs(ctx, args, outputs)
+    for step in (link_into_graph, _mark_views_of_inputs, _describe_inputs_and_outputs):
+        step(ctx, args, outputs)
     save_and_mark_dirty(ctx, outputs)
+    ### END SOLUTION 6.8
 
 
 def _mark_views_of_inputs(ctx, args, outputs):
     """An output sharing an input's memory (the input returned as it is, or a view made
     in forward) may not be changed in place later, as in PyTorch: the change could not
     be followed through the Function's own backward (``ops.inplace.check_in_place``)."""
+    ### BEGIN SOLUTION 6.8
     # Read the counters without making them: memory shared with an input shares its
     # counter, so an output with none made yet shares nothing.
     counters = [a._counter for a in args if isinstance(a, Tensor) and a._counter is not None]
@@ -530,11 +592,22 @@ def _mark_views_of_inputs(ctx, args, outputs):
                 and t._counter is not None and _contains(counters, t._counter):
             t._made_in_custom_function = True
             t._view_made_without_grad = False   # made under forward's no_grad, but recorded
+    ### END SOLUTION 6.8
 
 
 def link_into_graph(ctx, args, outputs):
     """Make ``ctx`` a node: an edge to each input's place in the graph, and the
-    ``grad_fn`` of each output that can have a gradient."""
+    ``grad_fn`` of each output that can have a gradient.
+
+    The node gets its creation number (``ctx._seq_nr``, the next of ``_sequence``:
+    it orders the engine's queue) and its edges (``ctx._next_edges``, one per
+    argument, from ``edge_to``; an op with ``_graph_inputs`` keeps edges for its
+    first ones only, ``_only_graph_inputs``).  Each output that can have a gradient
+    (``_differentiable``) becomes output number ``i`` of the node: its
+    ``_grad_fn``, ``_requires_grad`` and ``_output_nr``.  With anomaly mode on, the
+    node remembers where it was made (``anomaly_mode.remember_forward``).
+    """
+    ### BEGIN SOLUTION 4.1
     ctx._seq_nr = next(_sequence)
     ctx._next_edges = tuple([edge_to(a, ctx._wraps_numbers) for a in args])
     if ctx._graph_inputs:
@@ -544,17 +617,28 @@ def link_into_graph(ctx, args, outputs):
             t._grad_fn, t._requires_grad, t._output_nr = ctx, True, i
     if anomaly_mode._state.enabled:
         anomaly_mode.remember_forward(ctx)
+    ### END SOLUTION 4.1
 
 
 def _differentiable(t, marked_not):
     """Only floating point tensors have gradients, and not those marked otherwise."""
+    ### BEGIN SOLUTION 4.1
     return (isinstance(t, Tensor) and t._data.dtype.kind == "f"
             and not (marked_not and _contains(marked_not, t)))
+    ### END SOLUTION 4.1
 
 
 def save_and_mark_dirty(ctx, outputs):
     """Pack what forward saved, then count in-place changes (saved inputs keep the
-    version they had before the change; a saved output its version after it)."""
+    version they had before the change; a saved output its version after it).
+
+    ``ctx._to_save`` (what ``save_for_backward`` got) is packed by ``_pack_saved``
+    (task 5.3) into ``ctx._saved``; the version counter of each tensor in
+    ``ctx._dirty`` goes up by one; and a saved output that this very node changed
+    in place is told so (``mark_modified_by_its_node``), so that unpacking it later
+    does not refuse it.
+    """
+    ### BEGIN SOLUTION 4.1
     if ctx._to_save:
         ctx._saved = _pack_saved(ctx, outputs)
     for t in ctx._dirty:
@@ -564,13 +648,15 @@ def save_and_mark_dirty(ctx, outputs):
             if entry is not None and entry.output_nr is not None and \
                     _contains(ctx._dirty, outputs[entry.output_nr]):
                 entry.mark_modified_by_its_node()
+    ### END SOLUTION 4.1
 
 
 def edge_to(arg, wraps_numbers=False):
     """The edge from a new node to where ``arg`` sits in the graph.
 
     A tensor that requires grad leads to its ``grad_fn`` (or, for a leaf, its
-    AccumulateGrad node), as the output it is of that node; any other tensor has
+    AccumulateGrad node, ``arg._accumulate_grad_node()``), as the output it is of
+    that node (``_output_nr``; a leaf's node has one output); any other tensor has
     the empty edge ``(None, 0)``; an argument that is not a tensor has no edge
     (False) unless the op treats Python numbers as inputs, as PyTorch's
     ``+ - * /`` do.
@@ -582,8 +668,8 @@ def edge_to(arg, wraps_numbers=False):
         if arg._grad_fn is not None:
             return (arg._grad_fn, arg._output_nr)
         return (arg._accumulate_grad_node(), 0)
-    ### END SOLUTION 4.1
     return NO_EDGE if wraps_numbers and isinstance(arg, (int, float)) else False
+    ### END SOLUTION 4.1
 
 
 def _only_graph_inputs(edges, args, n):
@@ -596,9 +682,11 @@ def _only_graph_inputs(edges, args, n):
 
 def _check_in_place(ctx):
     """A leaf that requires grad may not be changed in place while recording."""
+    ### BEGIN SOLUTION 6.8
     for t in ctx._dirty:
         if t._grad_fn is None and t._requires_grad:
             raise leaf_in_place_error("has been")
+    ### END SOLUTION 6.8
 
 
 def leaf_in_place_error(tense="is being"):
@@ -610,16 +698,22 @@ def leaf_in_place_error(tense="is being"):
 
 def _describe_inputs_and_outputs(ctx, args, outputs):
     """Shapes and dtypes that backward needs: to check its gradients, and to make zeros."""
+    ### BEGIN SOLUTION 6.8
     describe_outputs(ctx, outputs)
     ctx._input_meta = tuple(_NOT_A_TENSOR if not isinstance(a, Tensor) else
                             (a._data.shape, a.dtype) if a._requires_grad else None
                             for a in args)
+    ### END SOLUTION 6.8
 
 
 def describe_outputs(ctx, outputs):
+    """Remember how many outputs the node has, and each one's shape and dtype (to make
+    zeros for an output that gets no gradient)."""
+    ### BEGIN SOLUTION 4.1
     ctx._num_outputs = len(outputs)
     ctx._output_meta = tuple((t._data.shape, t.dtype) if isinstance(t, Tensor) else ((), None)
                              for t in outputs)
+    ### END SOLUTION 4.1
 
 
 def _pack_saved(ctx, outputs):
@@ -682,6 +776,7 @@ def once_differentiable(backward):
     """
     @functools.wraps(backward)
     def wrapper(ctx, *grad_outputs):
+        ### BEGIN SOLUTION 6.8
         needs_graph = grad_mode.is_grad_enabled() and any(
             isinstance(g, Tensor) and g.requires_grad for g in grad_outputs)
         with grad_mode.no_grad():
@@ -693,6 +788,7 @@ def once_differentiable(backward):
                        if isinstance(g, Tensor) and g.is_floating_point() else g
                        for g in ((grads,) if single else grads))
         return marked[0] if single else marked
+        ### END SOLUTION 6.8
     return wrapper
 
 

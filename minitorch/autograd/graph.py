@@ -92,21 +92,26 @@ class Node:
     def register_prehook(self, hook):
         """Call ``hook(grad_outputs)`` before this node runs; a non-None return
         value replaces ``grad_outputs``.  Returns a removable handle."""
+        ### BEGIN SOLUTION 5.4
         self._hooked = True
         if self._pre_hooks is None:
             self._pre_hooks = hook_dict()
         return _add(self._pre_hooks, hook)
+        ### END SOLUTION 5.4
 
     def register_hook(self, hook):
         """Call ``hook(grad_inputs, grad_outputs)`` after this node ran; a non-None
         return value replaces ``grad_inputs``.  Returns a removable handle."""
+        ### BEGIN SOLUTION 5.4
         self._hooked = True
         if self._post_hooks is None:
             self._post_hooks = hook_dict()
         return _add(self._post_hooks, hook)
+        ### END SOLUTION 5.4
 
     def _register_tensor_hook(self, output_nr, hook):
         """A hook of the tensor that is output ``output_nr`` of this node (``Tensor.register_hook``)."""
+        ### BEGIN SOLUTION 5.4
         self._hooked = True
         if self._tensor_pre_hooks is None:
             self._tensor_pre_hooks = {}
@@ -114,18 +119,23 @@ class Node:
         if hooks is None:
             hooks = self._tensor_pre_hooks[output_nr] = hook_dict()
         return _add(hooks, hook)
+        ### END SOLUTION 5.4
 
     def _tensor_hooks(self):
         """``(output_nr, hooks)`` pairs of the tensors this node produced."""
+        ### BEGIN SOLUTION 5.4
         return self._tensor_pre_hooks.items() if self._tensor_pre_hooks else ()
+        ### END SOLUTION 5.4
 
     def _retain_grad_of(self, output_nr, tensor):
         """Make backward store this output's gradient in ``tensor.grad`` (``retain_grad``).
         The node keeps only a weak reference: no cycle tensor -> node -> tensor forms."""
+        ### BEGIN SOLUTION 5.4
         self._hooked = True
         if self._retained is None:
             self._retained = {}
         self._retained[output_nr] = weakref.ref(tensor)
+        ### END SOLUTION 5.4
 
     # ----- running ----------------------------------------------------------------------
     def _apply(self, grad_outputs):
@@ -232,8 +242,11 @@ class AccumulateGrad(Node):
         return f"<AccumulateGrad object at {id(self):#x}>"
 
     def _tensor_hooks(self):
+        """The leaf's own hooks (``Tensor.register_hook`` on a leaf), as output 0's."""
+        ### BEGIN SOLUTION 5.4
         hooks = self.variable._backward_hooks
         return ((0, hooks),) if hooks else ()
+        ### END SOLUTION 5.4
 
     def _apply(self, grad_outputs):
         """Add the gradient into the leaf's ``.grad`` now (when called directly).

@@ -125,6 +125,7 @@ class BatchedTensor(Tensor):
 
 def wrap(value, level):
     """A BatchedTensor of ``level`` holding ``value`` (batch dim first)."""
+    ### BEGIN SOLUTION 13.3
     bt = object.__new__(BatchedTensor)
     bt._data = _stand_in(tuple(value.shape)[1:], value._data.dtype)
     bt._data._owner = weakref.ref(bt)   # ops that take a mask as an array find it again
@@ -135,6 +136,7 @@ def wrap(value, level):
     bt._value = value
     bt._level = level
     return bt
+    ### END SOLUTION 13.3
 
 
 def is_batched(t, level=None):
@@ -144,8 +146,10 @@ def is_batched(t, level=None):
 def unwrap(t, level):
     """The batched value of ``t`` at ``level`` (batch dim first), or None if ``t`` is
     not batched there."""
+    ### BEGIN SOLUTION 13.3
     t = owner_of(t)
     return t._value if type(t) is BatchedTensor and t._level == level else None
+    ### END SOLUTION 13.3
 
 
 def owner_of(x):
@@ -491,6 +495,7 @@ def vmap(func, in_dims=0, out_dims=0, randomness="error", *, chunk_size=None):
     for the whole batch.  ``chunk_size``: map that many examples per call of
     ``func`` (less memory for large batches, more calls).
     """
+    ### BEGIN SOLUTION 13.3
     if randomness not in _RANDOMNESS:
         raise RuntimeError(f"Only allowed values for randomness are 'error', 'different', "
                            f"or 'same'. Got {randomness}")
@@ -528,6 +533,7 @@ def vmap(func, in_dims=0, out_dims=0, randomness="error", *, chunk_size=None):
     wrapped.__name__ = f"vmap({fname})"
     wrapped.__doc__ = func.__doc__
     return wrapped
+    ### END SOLUTION 13.3
 
 
 def _bad_in_dims(in_dims, fname):
@@ -537,12 +543,22 @@ def _bad_in_dims(in_dims, fname):
 
 
 def _check_in_dims_type(in_dims, fname):
+    """``in_dims`` must be None, an int or a tuple (not a bool): else ``_bad_in_dims``."""
+    ### BEGIN SOLUTION 13.3
     if not (in_dims is None or isinstance(in_dims, (int, tuple))) or \
             isinstance(in_dims, bool):
         _bad_in_dims(in_dims, fname)
+    ### END SOLUTION 13.3
 
 
 def _batch_size(flat, dims, fname):
+    """The size of the mapped dim, the same for every input mapped over (``dims`` holds
+    each flat input's dim, None for inputs not mapped).  ValueErrors, in PyTorch's words:
+    a dim given for a non-tensor ("We cannot vmap over non-Tensor arguments"), a dim out of
+    range ("expected in_dim to satisfy -n <= in_dim < n"), no input mapped at all ("Expected
+    at least one Tensor to vmap over"), sizes that differ ("Expected all tensors to have the
+    same size in the mapped dimension, got sizes [...]")."""
+    ### BEGIN SOLUTION 13.3
     sizes = []
     for a, d in zip(flat, dims):
         if d is None:
@@ -565,9 +581,15 @@ def _batch_size(flat, dims, fname):
         raise ValueError(f"vmap: Expected all tensors to have the same size in the mapped "
                          f"dimension, got sizes {sizes} for the mapped dimension")
     return sizes[0]
+    ### END SOLUTION 13.3
 
 
 def _run(func, flat, spec, dims, size, kwargs, fname, out_dims, randomness):
+    """One batched call of ``func``: open a level (``_push``), move each mapped input's
+    dim to the front and wrap it at that level (``wrap``), call ``func`` on the inputs put
+    back in their structure, turn the outputs back into plain tensors
+    (``_unbatch_outputs``), and close the level (``_pop``) even if ``func`` raised."""
+    ### BEGIN SOLUTION 13.3
     level = _push(size, randomness)
     try:
         batched = [a if d is None else wrap(a.movedim(d, 0), level)
@@ -576,9 +598,17 @@ def _run(func, flat, spec, dims, size, kwargs, fname, out_dims, randomness):
         return _unbatch_outputs(output, level, size, out_dims, fname)
     finally:
         _pop(level)
+    ### END SOLUTION 13.3
 
 
 def _unbatch_outputs(output, level, size, out_dims, fname):
+    """``func``'s outputs with the level's batch dim moved to ``out_dims`` (an int for all,
+    or a tree matching the outputs).  An output that is not batched at the level (the same
+    for every example) is expanded to ``size`` copies; with an out_dim of None an output
+    must not be batched (ValueError "can not return a BatchedTensor when out_dim is None")
+    and may be any value; otherwise a non-tensor is a ValueError ("must only return
+    Tensors, got type ...")."""
+    ### BEGIN SOLUTION 13.3
     flat, spec = tree_flatten(output)
     if isinstance(out_dims, int) or out_dims is None:
         dims = [out_dims] * len(flat)
@@ -604,9 +634,13 @@ def _unbatch_outputs(output, level, size, out_dims, fname):
             value = out.unsqueeze(0).expand(size, *out.shape)
         results.append(value.movedim(0, d) if d != 0 else value)
     return tree_unflatten(results, spec)
+    ### END SOLUTION 13.3
 
 
 def _concat_chunks(pieces, out_dims, fname):
+    """The outputs of the chunks of a ``chunk_size`` run, joined along each output's
+    out_dim (``cat``); an output with out_dim None is the first chunk's."""
+    ### BEGIN SOLUTION 13.3
     from .. import cat
     flats = [tree_flatten(p) for p in pieces]
     spec = flats[0][1]
@@ -619,3 +653,4 @@ def _concat_chunks(pieces, out_dims, fname):
         parts = [f[0][i] for f in flats]
         joined.append(parts[0] if d is None else cat(parts, d))
     return tree_unflatten(joined, spec)
+    ### END SOLUTION 13.3

@@ -408,6 +408,7 @@ _warned = set()
 def loop_fallback(cls):
     """No rule: call the op once per example and stack the results, with PyTorch's
     warning.  Costs one op call per example (a Python loop)."""
+    ### BEGIN SOLUTION 13.3
     def rule(args, level):
         name = cls.__name__
         if name not in _warned:
@@ -426,9 +427,13 @@ def loop_fallback(cls):
                                for j in range(len(first)))
         return _stack_or_same(results, level)
     return rule
+    ### END SOLUTION 13.3
 
 
 def _example(args, level, i):
+    """Example ``i`` of the arguments: each batched at ``level`` (also inside a tuple)
+    replaced by its ``i``-th slice, the others as they are."""
+    ### BEGIN SOLUTION 13.3
     out = []
     for a in args:
         v = unwrap(a, level)
@@ -440,12 +445,17 @@ def _example(args, level, i):
         else:
             out.append(a)
     return out
+    ### END SOLUTION 13.3
 
 
 def _stack_or_same(values, level):
+    """The per-example results stacked into one tensor batched at ``level``; a result
+    that is not a tensor is the same for every example: the first one."""
+    ### BEGIN SOLUTION 13.3
     if not isinstance(values[0], Tensor):
         return values[0]
     return wrap(ops.stack(values, 0), level)
+    ### END SOLUTION 13.3
 
 
 # ----- the table ------------------------------------------------------------------------------
@@ -545,10 +555,12 @@ BATCH_RULES = _build_table()
 
 def apply_rule(cls, args, level):
     """Run ``cls`` on ``args``, some batched at ``level``, by its rule or the loop."""
+    ### BEGIN SOLUTION 13.3
     rule = BATCH_RULES.get(cls)
     if rule is None:
         rule = _custom_function_rule(cls)
     return rule(args, level)
+    ### END SOLUTION 13.3
 
 
 def _custom_function_rule(cls):

@@ -38,25 +38,30 @@ class Adagrad(Optimizer):
     def _state_of(self, p, group):
         """The parameter's state: made in ``__init__``, or on the first step of a
         parameter added later with ``add_param_group``."""
+        ### BEGIN SOLUTION 9.1
         state = self.state[p]
         if not state:
             state["step"] = tensor(0.0)
             state["sum"] = full_like(p, group["initial_accumulator_value"])
         return state
+        ### END SOLUTION 9.1
 
     @no_grad()
     def step(self, closure=None):
         """Update every parameter that has a gradient; returns ``closure()`` if given."""
+        ### BEGIN SOLUTION 9.1
         loss = _evaluate(closure)
         for group in self.param_groups:
             for p in self._params_with_grad(group):
                 g = -p.grad if group["maximize"] else p.grad
                 self._update(p, g, self._state_of(p, group), group)
         return loss
+        ### END SOLUTION 9.1
 
     @staticmethod
     def _update(p, g, state, group):
         """One Adagrad step for one parameter."""
+        ### BEGIN SOLUTION 9.1
         state["step"] += 1
         t = state["step"].item()
         if group["weight_decay"]:
@@ -65,3 +70,4 @@ class Adagrad(Optimizer):
         state["sum"].add_(g * g)
         std = state["sum"].sqrt().add_(group["eps"])
         p.add_(g / std, alpha=-lr)
+        ### END SOLUTION 9.1

@@ -47,6 +47,7 @@ class Adam(Optimizer):
 
     def _state_of(self, p, group):
         """The parameter's state, created on its first step: a step count and the averages."""
+        ### BEGIN SOLUTION 9.1
         state = self.state[p]
         if not state:
             state["step"] = tensor(0.0)
@@ -55,20 +56,24 @@ class Adam(Optimizer):
             if group["amsgrad"]:
                 state["max_exp_avg_sq"] = zeros_like(p)
         return state
+        ### END SOLUTION 9.1
 
     @no_grad()
     def step(self, closure=None):
         """Update every parameter that has a gradient; returns ``closure()`` if given."""
+        ### BEGIN SOLUTION 9.1
         loss = _evaluate(closure)
         for group in self.param_groups:
             for p in self._params_with_grad(group):
                 g = -p.grad if group["maximize"] else p.grad
                 self._update(p, g, self._state_of(p, group), group)
         return loss
+        ### END SOLUTION 9.1
 
     @staticmethod
     def _update(p, g, state, group):
         """One Adam step for one parameter (the formulas of the module docstring)."""
+        ### BEGIN SOLUTION 9.1
         lr, weight_decay = group["lr"], group["weight_decay"]
         beta1, beta2 = group["betas"]
         state["step"] += 1
@@ -78,13 +83,10 @@ class Adam(Optimizer):
         elif weight_decay:
             g = g.add(p, alpha=weight_decay)
         m, v = state["exp_avg"], state["exp_avg_sq"]
-        ### BEGIN SOLUTION 9.2
         m.mul_(beta1).add_(g, alpha=1 - beta1)
         v.mul_(beta2).add_(g * g, alpha=1 - beta2)
-        ### END SOLUTION 9.2
         if group["amsgrad"]:
             v = state["max_exp_avg_sq"].copy_(maximum(state["max_exp_avg_sq"], v))
-        ### BEGIN SOLUTION 9.2
         denom = (v.sqrt() / math.sqrt(1 - beta2 ** t)).add_(group["eps"])
         p.add_(m / denom, alpha=-lr / (1 - beta1 ** t))
-        ### END SOLUTION 9.2
+        ### END SOLUTION 9.1

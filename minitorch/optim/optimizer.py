@@ -83,6 +83,13 @@ class Optimizer:
     """Base class: subclasses pass their ``defaults`` and implement ``step()``."""
 
     def __init__(self, params, defaults):
+        """Keep ``defaults`` (every option of the optimizer and its default value) and make
+        ``state`` (a ``defaultdict(dict)``: per-parameter state, keyed by the tensor) and
+        ``param_groups``.  ``params`` is an iterable of tensors (one group) or of dicts (one
+        group each), each added with ``add_param_group``.  Refused: a single Tensor (TypeError
+        "params argument given to the optimizer should be an iterable of Tensors or dicts, but
+        got <type>") and an empty list (ValueError "optimizer got an empty parameter list")."""
+        ### BEGIN SOLUTION 9.1
         self.defaults = defaults
         self.state = defaultdict(dict)
         self.param_groups = []
@@ -96,6 +103,7 @@ class Optimizer:
             param_groups = [{"params": param_groups}]
         for group in param_groups:
             self.add_param_group(group)
+        ### END SOLUTION 9.1
 
     # ----- parameter groups ---------------------------------------------------------------
     def add_param_group(self, param_group):
@@ -105,6 +113,7 @@ class Optimizer:
         ``(name, tensor)`` pairs as ``model.named_parameters()`` gives; names
         are then kept under ``"param_names"``.
         """
+        ### BEGIN SOLUTION 9.1
         if not isinstance(param_group, dict):
             raise TypeError(f"param_group must be a dict, but got {type(param_group)}")
         params, names = _split_names(_as_param_list(param_group["params"]))
@@ -128,18 +137,22 @@ class Optimizer:
             raise ValueError("some parameters appear in more than one parameter group")
         self._check_names_consistent(group)
         self.param_groups.append(group)
+        ### END SOLUTION 9.1
 
     def _check_names_consistent(self, group):
         """Either every group names its parameters or none does."""
+        ### BEGIN SOLUTION 9.1
         if not self.param_groups:
             return
         named = "param_names" in group
         if named != ("param_names" in self.param_groups[0]):
             raise ValueError("all optimizer param groups should be with/without names. cannot add "
                              f"param group {'with' if named else 'without'} names to the optimizer")
+        ### END SOLUTION 9.1
 
     def zero_grad(self, set_to_none=True):
         """Clear the gradients of every parameter: to None (default) or to zeros."""
+        ### BEGIN SOLUTION 9.1
         for group in self.param_groups:
             for p in group["params"]:
                 if p.grad is None:
@@ -152,6 +165,7 @@ class Optimizer:
                     else:
                         p.grad.requires_grad_(False)
                     p.grad.zero_()
+        ### END SOLUTION 9.1
 
     def step(self, closure=None):
         """Update the parameters; each optimizer defines it."""
@@ -166,6 +180,7 @@ class Optimizer:
         As in PyTorch, the state tensors are the optimizer's own (not
         copies): save the dict, or deep-copy it, to keep a snapshot.
         """
+        ### BEGIN SOLUTION 9.1
         index = {}
         groups = []
         for group in self.param_groups:
@@ -176,6 +191,7 @@ class Optimizer:
                  for key, value in self.state.items()
                  if not isinstance(key, Tensor) or id(key) in index}
         return {"state": state, "param_groups": groups}
+        ### END SOLUTION 9.1
 
     def load_state_dict(self, state_dict):
         """Restore hyper-parameters and per-parameter state saved by ``state_dict()``.
@@ -184,6 +200,7 @@ class Optimizer:
         count is kept as it is.  Group options missing from an older
         checkpoint take this optimizer's defaults.
         """
+        ### BEGIN SOLUTION 9.1
         saved_groups = copy.deepcopy(state_dict["param_groups"])
         _check_groups_match(self.param_groups, saved_groups)
         by_index = {}
@@ -202,6 +219,7 @@ class Optimizer:
                 saved.setdefault(name, default)
         self.param_groups = saved_groups
         self.state = state
+        ### END SOLUTION 9.1
 
     def __repr__(self):
         lines = [type(self).__name__ + " ("]
@@ -221,6 +239,7 @@ class Optimizer:
 
 def _as_param_list(params):
     """The ``params`` of a group as a list; sets are refused (their order changes between runs)."""
+    ### BEGIN SOLUTION 9.1
     if isinstance(params, Tensor):
         return [params]
     if isinstance(params, set):
@@ -228,10 +247,12 @@ def _as_param_list(params):
                         "ordering of tensors in sets will change between runs. Please use a list "
                         "instead.")
     return list(params)
+    ### END SOLUTION 9.1
 
 
 def _split_names(params):
     """``(tensors, names)`` for ``(name, tensor)`` pairs, ``(params, None)`` for bare tensors."""
+    ### BEGIN SOLUTION 9.1
     named = [isinstance(p, tuple) for p in params]
     if not any(named):
         return params, None
@@ -239,35 +260,48 @@ def _split_names(params):
         raise ValueError("all optimizer params should be with/without names. Some param names are "
                          "missing")
     return [p for _, p in params], [name for name, _ in params]
+    ### END SOLUTION 9.1
 
 
 def _check_param(p):
+    """A TypeError unless ``p`` is a Tensor ("optimizer can only optimize Tensors, but one
+    of the params is <type>"); a ValueError for a non-leaf that does not retain its grad
+    ("can't optimize a non-leaf Tensor")."""
+    ### BEGIN SOLUTION 9.1
     if not isinstance(p, Tensor):
         raise TypeError("optimizer can only optimize Tensors, but one of the params is "
                         + _typename(p))
     if not (p.is_leaf or p.retains_grad):
         raise ValueError("can't optimize a non-leaf Tensor")
+    ### END SOLUTION 9.1
 
 
 def _check_groups_match(groups, saved_groups):
+    """``load_state_dict``'s checks: as many groups (ValueError "loaded state dict has a
+    different number of parameter groups"), each with as many parameters (ValueError "loaded
+    state dict contains a parameter group that doesn't match the size of optimizer's
+    group")."""
+    ### BEGIN SOLUTION 9.1
     if len(groups) != len(saved_groups):
         raise ValueError("loaded state dict has a different number of parameter groups")
     for group, saved in zip(groups, saved_groups):
         if len(group["params"]) != len(saved["params"]):
             raise ValueError("loaded state dict contains a parameter group that doesn't match "
                              "the size of optimizer's group")
+    ### END SOLUTION 9.1
 
 
 def _cast_like(param, key, value):
     """A loaded state entry, converted as PyTorch does: tensors (except the ``step``
     count) take a floating parameter's dtype, inside dicts and lists too; a tensor
     that already has it is used as it is, not copied."""
+    ### BEGIN SOLUTION 9.1
     if isinstance(value, Tensor):
-        if key != "step" and param.is_floating_point():
-            return value.to(param.dtype)
-        return value
+        keep = key == "step" or not param.is_floating_point()
+        return value if keep else value.to(param.dtype)
     if isinstance(value, dict):
-        return {k: _cast_like(param, k, v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return type(value)(_cast_like(param, key, v) for v in value)
+        return dict((k, _cast_like(param, k, v)) for k, v in value.items())
+    if isinstance(value, (tuple, list)):
+        return type(value)([_cast_like(param, key, item) for item in value])
     return value
+    ### END SOLUTION 9.1

@@ -35,6 +35,7 @@ class RMSprop(Optimizer):
 
     def _state_of(self, p, group):
         """The parameter's state, created on its first step."""
+        ### BEGIN SOLUTION 9.1
         state = self.state[p]
         if not state:
             state["step"] = tensor(0.0)
@@ -44,20 +45,24 @@ class RMSprop(Optimizer):
             if group["centered"]:
                 state["grad_avg"] = zeros_like(p)
         return state
+        ### END SOLUTION 9.1
 
     @no_grad()
     def step(self, closure=None):
         """Update every parameter that has a gradient; returns ``closure()`` if given."""
+        ### BEGIN SOLUTION 9.1
         loss = _evaluate(closure)
         for group in self.param_groups:
             for p in self._params_with_grad(group):
                 g = -p.grad if group["maximize"] else p.grad
                 self._update(p, g, self._state_of(p, group), group)
         return loss
+        ### END SOLUTION 9.1
 
     @staticmethod
     def _update(p, g, state, group):
         """One RMSprop step for one parameter."""
+        ### BEGIN SOLUTION 9.1
         alpha, lr = group["alpha"], group["lr"]
         state["step"] += 1
         if group["weight_decay"]:
@@ -73,3 +78,4 @@ class RMSprop(Optimizer):
             p.add_(buf, alpha=-lr)
         else:
             p.add_(g / rms, alpha=-lr)
+        ### END SOLUTION 9.1

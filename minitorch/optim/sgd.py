@@ -37,6 +37,7 @@ class SGD(Optimizer):
     def step(self, closure=None):
         """Update every parameter that has a gradient, in place and unrecorded.
         ``closure`` (optional) re-computes and returns the loss; its value is returned."""
+        ### BEGIN SOLUTION 9.1
         loss = _evaluate(closure)
         for group in self.param_groups:
             momentum, weight_decay = group["momentum"], group["weight_decay"]
@@ -45,13 +46,12 @@ class SGD(Optimizer):
                 if weight_decay:
                     g = g.add(p, alpha=weight_decay)
                 if momentum:
-                    ### BEGIN SOLUTION 9.1
                     buf = self.state[p].get("momentum_buffer")
                     if buf is None:
                         buf = self.state[p]["momentum_buffer"] = g.clone()
                     else:
                         buf.mul_(momentum).add_(g, alpha=1 - group["dampening"])
                     g = g.add(buf, alpha=momentum) if group["nesterov"] else buf
-                    ### END SOLUTION 9.1
                 p.add_(g, alpha=-group["lr"])
         return loss
+        ### END SOLUTION 9.1

@@ -45,6 +45,7 @@ def checkpoint(function, *args, use_reentrant=None, context_fn=noop_context_fn,
                early_stop=True, **kwargs):
     """``function(*args, **kwargs)``, saving nothing for backward: what backward needs
     is recomputed from ``args`` when it is needed (see the module docstring)."""
+    ### BEGIN SOLUTION 14.1
     if use_reentrant is None:
         warnings.warn(
             "torch.utils.checkpoint: the use_reentrant parameter should be passed explicitly. "
@@ -60,14 +61,15 @@ def checkpoint(function, *args, use_reentrant=None, context_fn=noop_context_fn,
         if context_fn is not noop_context_fn or debug:
             raise ValueError("Passing `context_fn` or `debug` is only supported when "
                              "use_reentrant=False.")
-        return CheckpointFunction.apply(function, preserve_rng_state, *args, **kwargs) \
-            if not kwargs else _reentrant_with_kwargs(function, preserve_rng_state, args,
-                                                       kwargs)
+        if kwargs:          # as PyTorch: the reentrant variant passes positional ones only
+            raise ValueError("Unexpected keyword arguments: " + ",".join(kwargs))
+        return CheckpointFunction.apply(function, preserve_rng_state, *args)
     frame = _Frame(function, args, kwargs, preserve_rng_state,
                    determinism_check == "default", context_fn)
     forward_context, _ = context_fn()
     with saved_tensors_hooks(frame.pack, frame.unpack), forward_context:
         return function(*args, **kwargs)
+    ### END SOLUTION 14.1
 
 
 class _Frame:
@@ -75,16 +77,22 @@ class _Frame:
     the recomputed tensors by number."""
 
     def __init__(self, function, args, kwargs, preserve_rng_state, check, context_fn):
+        """Remember the call, the random state now (if ``preserve_rng_state``) and what
+        ``pack`` hands out: the shape and dtype of each saved tensor, by number."""
+        ### BEGIN SOLUTION 14.1
         self.function, self.args, self.kwargs = function, args, kwargs
         self.rng_state = _random.get_rng_state() if preserve_rng_state else None
         self.check, self.context_fn = check, context_fn
         self.metadata = []          # (shape, dtype) of each saved tensor, by number
         self.recomputed = {}
+        ### END SOLUTION 14.1
 
     def pack(self, tensor):
         """Keep the number of the saved tensor, not the tensor."""
+        ### BEGIN SOLUTION 14.1
         self.metadata.append((tensor.shape, tensor.dtype))
         return len(self.metadata) - 1
+        ### END SOLUTION 14.1
 
     def unpack(self, number):
         """The saved tensor, recomputed (all of them at the first request)."""
@@ -95,6 +103,10 @@ class _Frame:
         ### END SOLUTION 14.1
 
     def _recompute(self):
+        """Run the function again, with the random state of the first run, grad mode on and
+        the recompute half of ``context_fn``, catching every tensor it saves (graph-free
+        aliases: the tensors themselves would tie the throwaway graph to itself); check them
+        against what ``pack`` saw (unless ``check`` is off, ``_check``); keep them by number."""
         ### BEGIN SOLUTION 14.1
         caught = []
 
@@ -114,6 +126,9 @@ class _Frame:
         ### END SOLUTION 14.1
 
     def _check(self, caught):
+        """A ``CheckpointError`` when the recomputation saved another number of tensors, or
+        tensors of other shapes or dtypes, than the first run (PyTorch's messages)."""
+        ### BEGIN SOLUTION 14.1
         if len(caught) != len(self.metadata):
             raise CheckpointError(
                 f"torch.utils.checkpoint: A different number of tensors was saved during the "
@@ -131,9 +146,12 @@ class _Frame:
             raise CheckpointError(
                 "torch.utils.checkpoint: Recomputed values for the following tensors have "
                 f"different metadata than during the forward pass.\n{lines}\n")
+        ### END SOLUTION 14.1
 
 
 def _refuse_unpack(tensor):
+    """The unpack hook of the recomputation: nothing unpacks what it saves (those tensors
+    are only caught), so it just hands a tensor back."""
     return tensor
 
 
@@ -141,6 +159,7 @@ def _refuse_unpack(tensor):
 def _rng_state(state):
     """Run a block with the random state ``state`` (if given), then restore the current
     one: a recomputed dropout draws the same mask as the first run."""
+    ### BEGIN SOLUTION 14.1
     if state is None:
         yield
         return
@@ -150,6 +169,7 @@ def _rng_state(state):
         yield
     finally:
         _random.set_rng_state(current)
+    ### END SOLUTION 14.1
 
 
 # ----- the reentrant variant ------------------------------------------------------------
@@ -160,6 +180,10 @@ class CheckpointFunction(Function):
 
     @staticmethod
     def forward(ctx, function, preserve_rng_state, *args):
+        """The reentrant variant: run ``function`` under no_grad (nothing recorded, nothing
+        saved), remembering the random state (if ``preserve_rng_state``) and saving the tensor
+        arguments for backward."""
+        ### BEGIN SOLUTION 14.1
         ctx.function = function
         ctx.rng_state = _random.get_rng_state() if preserve_rng_state else None
         ctx.inputs = [a if not isinstance(a, Tensor) else None for a in args]
@@ -169,9 +193,14 @@ class CheckpointFunction(Function):
         ctx.save_for_backward(*[a for a in args if isinstance(a, Tensor)])
         with grad_mode.no_grad():
             return function(*args)
+        ### END SOLUTION 14.1
 
     @staticmethod
     def backward(ctx, *grad_outputs):
+        """Run ``function`` again on detached copies of the saved inputs, with grad mode on and
+        the first run's random state, backpropagate ``grad_outputs`` through that new graph, and
+        return the inputs' gradients (None for the function, the flag and non-tensors)."""
+        ### BEGIN SOLUTION 14.1
         from .. import autograd
         inputs = list(ctx.inputs)
         for i, t in zip(ctx.tensor_positions, ctx.saved_tensors):
@@ -188,10 +217,7 @@ class CheckpointFunction(Function):
         grads = tuple(inputs[i].grad if isinstance(inputs[i], Tensor) else None
                       for i in range(len(inputs)))
         return (None, None) + grads
-
-
-def _reentrant_with_kwargs(function, preserve_rng_state, args, kwargs):
-    return CheckpointFunction.apply(lambda *a: function(*a, **kwargs), preserve_rng_state, *args)
+        ### END SOLUTION 14.1
 
 
 # ----- sequences of modules -------------------------------------------------------------------
@@ -199,6 +225,7 @@ def checkpoint_sequential(functions, segments, input, use_reentrant=None, **kwar
     """Run ``functions`` (a ``Sequential`` or a list of modules) one after another, in
     ``segments`` parts: each part but the last is checkpointed, so only the inputs of
     the parts are kept for backward."""
+    ### BEGIN SOLUTION 14.1
     if use_reentrant is None:
         warnings.warn(
             "torch.utils.checkpoint.checkpoint_sequential: the use_reentrant parameter should "
@@ -219,11 +246,16 @@ def checkpoint_sequential(functions, segments, input, use_reentrant=None, **kwar
         input = checkpoint(_run_part(functions, start, end), input,
                            use_reentrant=use_reentrant, preserve_rng_state=preserve)
     return _run_part(functions, end + 1, len(functions) - 1)(input)
+    ### END SOLUTION 14.1
 
 
 def _run_part(functions, start, end):
+    """A function running ``functions[start]`` to ``functions[end]`` (both included) one
+    after the other."""
+    ### BEGIN SOLUTION 14.1
     def forward(input):
         for j in range(start, end + 1):
             input = functions[j](input)
         return input
     return forward
+    ### END SOLUTION 14.1

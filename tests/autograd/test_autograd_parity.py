@@ -73,6 +73,7 @@ def test_a_factor_that_needs_no_gradient_is_the_only_one_saved():
     assert z.grad_fn._saved_self is None and z.grad_fn._saved_mat2 is w
 
 
+@pytest.mark.task("4.1")
 def test_number_operands_are_saved_as_0d_tensors():
     x = torch.tensor([1.0, 2.0], requires_grad=True)
     other = (x * 3).grad_fn._saved_other
@@ -147,6 +148,7 @@ ONCE = [
 ]
 
 
+@pytest.mark.task("4.2")
 @pytest.mark.parametrize("build", [o[1] for o in ONCE], ids=[o[0] for o in ONCE])
 def test_a_graph_that_saved_values_runs_only_once(build):
     """A Python number operand counts as saved (``x * 2`` keeps the 2)."""
@@ -157,6 +159,7 @@ def test_a_graph_that_saved_values_runs_only_once(build):
         y.backward()
 
 
+@pytest.mark.task("4.2")
 def test_a_graph_that_saved_nothing_can_run_again():
     x = torch.ones(2, requires_grad=True)
     y = (x + 1).sum()
@@ -165,6 +168,7 @@ def test_a_graph_that_saved_nothing_can_run_again():
     assert x.grad.tolist() == [2.0, 2.0]
 
 
+@pytest.mark.task("4.2")
 def test_a_shared_subgraph_is_freed_by_the_first_backward():
     x = torch.ones(2, requires_grad=True)
     y = x * 1
@@ -263,6 +267,7 @@ def test_grad_accepts_is_grads_batched():
                                atol=1e-4)      # PyTorch 2.13's values
 
 
+@pytest.mark.task("4.2")
 def test_backward_with_extra_gradients_uses_the_first_ones():
     x = torch.ones(2, requires_grad=True)
     torch.autograd.backward([x * 2], [torch.ones(2), torch.ones(2)])

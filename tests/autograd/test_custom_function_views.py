@@ -64,24 +64,29 @@ def raises(fn, message):
     assert str(info.value) == message
 
 
+@pytest.mark.task("6.8")
 def test_an_input_returned_as_it_is():
     raises(lambda: Id.apply(a() * 1, a() * 1)[0].add_(1), "Output 0 of Id " + TAIL)
     raises(lambda: Id.apply(a() * 1, a() * 1)[1].mul_(2), "Output 1 of Id " + TAIL)
     raises(lambda: Id.apply(a(), a() * 1)[0].add_(1), "Output 0 of Id " + TAIL)
 
 
+@pytest.mark.task("6.8")
 def test_an_input_that_needs_no_grad_in_a_recorded_call():
     raises(lambda: Id.apply(torch.ones(2), a() * 1)[0].add_(1), "Output 0 of Id " + TAIL)
 
 
+@pytest.mark.task("6.8")
 def test_a_view_made_in_forward():
     raises(lambda: IdView.apply(a() * 1).add_(1), "Output 0 of IdView " + TAIL)
 
 
+@pytest.mark.task("6.8")
 def test_a_view_of_such_an_output_names_the_view():
     raises(lambda: Id.apply(a() * 1, a() * 1)[0].view(2).mul_(2), "Output 0 of View " + TAIL)
 
 
+@pytest.mark.task("6.8")
 def test_allowed_cases():
     y, _ = Id.apply(torch.ones(2), torch.ones(2))      # nothing recorded
     y.add_(1)

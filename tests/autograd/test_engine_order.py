@@ -107,6 +107,7 @@ class Drop(Function):
         return None, None
 
 
+@pytest.mark.task("6.8")
 @pytest.mark.parametrize("materialize, expected", [(True, [0.0, 0.0]), (False, None)],
                          ids=["zeros", "None"])
 def test_a_function_whose_outputs_got_no_gradient_still_runs(materialize, expected):
@@ -118,6 +119,7 @@ def test_a_function_whose_outputs_got_no_gradient_still_runs(materialize, expect
     assert x.grad.tolist() == [1.0, 1.0]
 
 
+@pytest.mark.task("6.8")
 def test_the_other_output_gets_zeros_or_none():
     for materialize, other in ((True, [0.0, 0.0]), (False, None)):
         Two.log = []
@@ -127,6 +129,7 @@ def test_the_other_output_gets_zeros_or_none():
         assert Two.log == [("backward", [1.0, 1.0], other)]
 
 
+@pytest.mark.task("6.8")
 def test_a_hook_on_an_output_that_got_no_gradient_is_called_with_none():
     Two.log = []
     seen = []
@@ -138,6 +141,7 @@ def test_a_hook_on_an_output_that_got_no_gradient_is_called_with_none():
     assert seen == [("b", None), ("a", [1.0, 1.0])]
 
 
+@pytest.mark.task("5.4")
 def test_leaf_hook_fires_once_with_the_summed_gradient():
     x = torch.tensor([1.0, 2.0], requires_grad=True)
     got = []
@@ -146,6 +150,7 @@ def test_leaf_hook_fires_once_with_the_summed_gradient():
     assert got == [[5.0, 5.0]]
 
 
+@pytest.mark.task("5.4")
 def test_post_accumulate_grad_hook():
     x = torch.tensor([1.0, 2.0], requires_grad=True)
     seen = []

@@ -30,6 +30,7 @@ class DropOne(Function):
 
 # ----- nodes reached with no gradient ---------------------------------------------------------
 
+@pytest.mark.task("6.8")
 def test_a_leaf_reached_without_gradient_runs_all_its_hooks_with_none():
     log = []
     x = torch.ones(2, requires_grad=True)
@@ -44,6 +45,7 @@ def test_a_leaf_reached_without_gradient_runs_all_its_hooks_with_none():
     assert x.grad is None and w.grad.tolist() == [1.0, 1.0]
 
 
+@pytest.mark.task("6.8")
 def test_a_builtin_node_reached_without_gradient_runs_its_hooks():
     log = []
     x = torch.ones(2, requires_grad=True)
@@ -56,6 +58,7 @@ def test_a_builtin_node_reached_without_gradient_runs_its_hooks():
     assert x.grad is None
 
 
+@pytest.mark.task("6.8")
 @pytest.mark.parametrize("run", ["backward", "grad"])
 def test_a_hook_cannot_put_a_gradient_where_none_arrived(run):
     x = torch.ones(2, requires_grad=True)
@@ -65,6 +68,7 @@ def test_a_hook_cannot_put_a_gradient_where_none_arrived(run):
         out.backward() if run == "backward" else torch.autograd.grad(out, x, allow_unused=True)
 
 
+@pytest.mark.task("6.8")
 def test_a_leaf_hook_sees_none_under_autograd_grad_too():
     seen = []
     x = torch.ones(2, requires_grad=True)
@@ -75,6 +79,7 @@ def test_a_leaf_hook_sees_none_under_autograd_grad_too():
 
 # ----- hooks of a leaf's AccumulateGrad node --------------------------------------------------
 
+@pytest.mark.task("5.4")
 def test_accumulate_grad_hooks_run_in_order_and_the_post_hook_sees_the_stored_grad():
     log = []
     x = torch.ones(2, requires_grad=True)
@@ -89,6 +94,7 @@ def test_accumulate_grad_hooks_run_in_order_and_the_post_hook_sees_the_stored_gr
                    ("post accumulate", [2.0, 2.0]), ("post", (), [2.0, 2.0], [2.0, 2.0])]
 
 
+@pytest.mark.task("5.4")
 def test_an_accumulate_grad_pre_hook_replaces_the_gradient():
     x = torch.ones(2, requires_grad=True)
     y = x * 2
@@ -107,6 +113,7 @@ HOOK_RESULTS = [
 ]
 
 
+@pytest.mark.task("5.4")
 @pytest.mark.parametrize("register, kind, pattern", [h[1:] for h in HOOK_RESULTS],
                          ids=[h[0] for h in HOOK_RESULTS])
 def test_what_an_accumulate_grad_post_hook_may_return(register, kind, pattern):
@@ -117,6 +124,7 @@ def test_what_an_accumulate_grad_post_hook_may_return(register, kind, pattern):
         y.sum().backward()
 
 
+@pytest.mark.task("5.4")
 def test_an_accumulate_grad_post_hook_returning_an_empty_tuple_is_fine():
     x = torch.ones(2, requires_grad=True)
     y = x * 2
@@ -125,6 +133,7 @@ def test_an_accumulate_grad_post_hook_returning_an_empty_tuple_is_fine():
     assert x.grad.tolist() == [2.0, 2.0]
 
 
+@pytest.mark.task("5.4")
 @pytest.mark.parametrize("result, kind, pattern", [
     (lambda t: t * 5, RuntimeError, "Tensor post accumulate grad hooks should return None"),
     (lambda t: 5, TypeError, "expected Variable, but hook returned 'int'"),
@@ -138,6 +147,7 @@ def test_a_post_accumulate_grad_hook_must_return_none(result, kind, pattern):
 
 # ----- what node hooks may return -------------------------------------------------------------
 
+@pytest.mark.task("5.4")
 def test_none_in_a_returned_tuple_drops_that_gradient():
     x = torch.ones(2, requires_grad=True)
     y = x * 2
@@ -173,6 +183,7 @@ NODE_HOOK_RESULTS = [
 ]
 
 
+@pytest.mark.task("5.4")
 @pytest.mark.parametrize("register, kind, pattern", [h[1:] for h in NODE_HOOK_RESULTS],
                          ids=[h[0] for h in NODE_HOOK_RESULTS])
 def test_what_a_node_hook_may_return(register, kind, pattern):
@@ -188,6 +199,7 @@ class Callable:
         return grad[0]
 
 
+@pytest.mark.task("5.4")
 def test_a_hook_without_a_name_is_called_unknown():
     x = torch.ones(2, requires_grad=True)
     x.register_hook(Callable())
@@ -201,6 +213,7 @@ def test_a_hook_without_a_name_is_called_unknown():
 
 # ----- retain_grad and backward(inputs=...) ---------------------------------------------------
 
+@pytest.mark.task("5.4")
 def test_retain_grad_also_works_under_autograd_grad():
     x = torch.ones(2, requires_grad=True)
     y = x * 2
@@ -212,6 +225,7 @@ def test_retain_grad_also_works_under_autograd_grad():
     assert (gx.tolist(), gy.tolist(), y.grad.tolist()) == ([6.0, 6.0], [3.0, 3.0], [6.0, 6.0])
 
 
+@pytest.mark.task("5.4")
 def test_retain_grad_stores_the_gradient_after_the_tensor_hooks():
     x = torch.ones(2, requires_grad=True)
     y = x * 2
@@ -221,6 +235,7 @@ def test_retain_grad_stores_the_gradient_after_the_tensor_hooks():
     assert y.grad.tolist() == [30.0, 30.0]
 
 
+@pytest.mark.task("5.4")
 def test_backward_inputs_with_a_non_leaf_stores_its_grad_and_retains_it():
     x = torch.ones(2, requires_grad=True)
     w = torch.ones(2, requires_grad=True)
@@ -232,6 +247,7 @@ def test_backward_inputs_with_a_non_leaf_stores_its_grad_and_retains_it():
     assert (y.grad.tolist(), x.grad.tolist()) == ([8.0, 8.0], [10.0, 10.0])
 
 
+@pytest.mark.task("5.4")
 @pytest.mark.parametrize("inputs, expected", [
     (lambda x, y: [y], ([30.0, 30.0], None)),
     (lambda x, y: [y, x], ([30.0, 30.0], [60.0, 60.0])),
@@ -244,6 +260,7 @@ def test_backward_inputs_with_a_non_leaf_sees_its_hooks(inputs, expected):
     assert (values(y.grad), values(x.grad)) == expected
 
 
+@pytest.mark.task("5.4")
 def test_backward_inputs_with_an_unreachable_non_leaf():
     x = torch.ones(2, requires_grad=True)
     y = x * 2
@@ -253,6 +270,7 @@ def test_backward_inputs_with_an_unreachable_non_leaf():
 
 # ----- what autograd.grad captures ------------------------------------------------------------
 
+@pytest.mark.task("5.4")
 def test_a_non_leaf_input_that_need_not_run_is_captured_after_its_hooks():
     x = torch.ones(2, requires_grad=True)
     y = x * 2
@@ -263,6 +281,7 @@ def test_a_non_leaf_input_that_need_not_run_is_captured_after_its_hooks():
     assert (gx.tolist(), gy.tolist()) == ([60.0, 60.0], [3.0, 3.0])
 
 
+@pytest.mark.task("5.4")
 def test_capture_order_with_hooks_on_every_input():
     log = []
     x = torch.ones(2, requires_grad=True)
@@ -275,6 +294,7 @@ def test_capture_order_with_hooks_on_every_input():
     assert (gy.tolist(), gx.tolist()) == ([3.0, 3.0], [6000.0, 6000.0])
 
 
+@pytest.mark.task("5.4")
 def test_a_root_among_the_inputs():
     x = torch.ones(2, requires_grad=True)
     y = x * 2
@@ -284,6 +304,7 @@ def test_a_root_among_the_inputs():
     assert [g.tolist() for g in grads] == [[1.0, 1.0], [300.0, 300.0], [600.0, 600.0]]
 
 
+@pytest.mark.task("4.2")
 def test_a_captured_gradient_is_not_changed_by_a_later_sum():
     x = torch.ones(2, requires_grad=True)
     x2 = x * 2
@@ -292,6 +313,7 @@ def test_a_captured_gradient_is_not_changed_by_a_later_sum():
     assert (gy.tolist(), gx.tolist()) == ([3.0, 3.0], [5.0, 5.0])
 
 
+@pytest.mark.task("4.2")
 def test_grad_with_a_dict_of_inputs_returns_a_dict():
     x = torch.ones(2, requires_grad=True)
     w = torch.ones(2, requires_grad=True)
@@ -302,6 +324,7 @@ def test_grad_with_a_dict_of_inputs_returns_a_dict():
 
 # ----- seeds ----------------------------------------------------------------------------------
 
+@pytest.mark.task("4.2")
 def test_extra_gradients_are_ignored_and_missing_ones_refused():
     x = torch.ones(2, requires_grad=True)
     torch.autograd.backward([x * 2], [torch.ones(2), torch.ones(2)])
@@ -311,6 +334,7 @@ def test_extra_gradients_are_ignored_and_missing_ones_refused():
     assert torch.autograd.grad([(x * 2).sum()], x, (None, torch.ones(())))[0].tolist() == [2.0, 2.0]
 
 
+@pytest.mark.task("4.2")
 def test_a_seed_of_another_dtype_is_converted_to_the_output_dtype():
     x = torch.ones(2, requires_grad=True)
     g, = torch.autograd.grad((x * 2).sum(), x, torch.ones((), dtype=torch.float64))
@@ -474,6 +498,7 @@ class BothBackwardAndVjp(Function):
         return grad * 5
 
 
+@pytest.mark.task("6.8")
 def test_keyword_arguments_of_apply():
     x = torch.ones(2, requires_grad=True)
     w = torch.ones(2, requires_grad=True)
@@ -489,6 +514,7 @@ def test_keyword_arguments_of_apply():
         Scale.apply(x, bogus=2)
 
 
+@pytest.mark.task("6.8")
 def test_node_apply_calls_backward_as_it_is():
     x = torch.ones(2, requires_grad=True)
     y = Scale.apply(x)
@@ -498,6 +524,7 @@ def test_node_apply_calls_backward_as_it_is():
         y.grad_fn.apply()
 
 
+@pytest.mark.task("6.8")
 def test_defining_both_backward_and_vjp_is_refused():
     x = torch.ones(2, requires_grad=True)
     with pytest.raises(RuntimeError, match="Implementing both 'backward' and 'vjp' for a custom "
@@ -505,6 +532,7 @@ def test_defining_both_backward_and_vjp_is_refused():
         BothBackwardAndVjp.apply(x).sum().backward()
 
 
+@pytest.mark.task("6.8")
 def test_a_builtin_nodes_name_is_read_only_but_a_ctx_may_store_one():
     x = torch.ones(2, requires_grad=True)
     with pytest.raises(AttributeError, match="'MulBackward0' object attribute 'name' is read-only"):
@@ -526,6 +554,7 @@ class DirtyNumber(Function):
         return grad
 
 
+@pytest.mark.task("6.8")
 def test_mark_dirty_takes_only_tensors():
     with pytest.raises(RuntimeError, match="mark_dirty can only accept variables, but argument"):
         DirtyNumber.apply(torch.ones(2))

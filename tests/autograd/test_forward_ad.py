@@ -162,7 +162,7 @@ def test_save_for_forward_takes_tensors_only():
             ctx.save_for_forward(3)
             return a * 1
     with fwAD.dual_level():
-        with pytest.raises(TypeError, match="save_for_forward expects all arguments to be "
+        with pytest.raises(AssertionError, match="save_for_forward expects all arguments to be "
                            "tensors"):
             Bad.apply(fwAD.make_dual(x, v))
 

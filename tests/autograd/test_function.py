@@ -12,6 +12,7 @@ from tests.seed_code import Exp    # the seed's Exp
 pytestmark = pytest.mark.chapter6
 
 
+@pytest.mark.task("6.8")
 def test_custom_function_node_is_named_after_it():
     x = minitorch.tensor([0.5, 1.0], requires_grad=True)
     y = Exp.apply(x)
@@ -22,6 +23,7 @@ def test_custom_function_node_is_named_after_it():
     np.testing.assert_allclose(x.grad.numpy(), np.exp([0.5, 1.0]), rtol=1e-6)
 
 
+@pytest.mark.task("6.8")
 def test_ctx_is_the_grad_fn_and_keeps_attributes():
     class Scale(Function):
         @staticmethod
@@ -40,6 +42,7 @@ def test_ctx_is_the_grad_fn_and_keeps_attributes():
     assert x.grad.tolist() == [4.0]
 
 
+@pytest.mark.task("6.8")
 def test_only_tensor_arguments_appear_in_next_functions():
     class Scale(Function):
         @staticmethod
@@ -56,6 +59,7 @@ def test_only_tensor_arguments_appear_in_next_functions():
     assert y.grad_fn.next_functions[0][0].variable is x
 
 
+@pytest.mark.task("6.8")
 def test_forward_runs_with_grad_disabled():
     seen = []
 
@@ -75,6 +79,7 @@ def test_forward_runs_with_grad_disabled():
     assert seen == [False, False]
 
 
+@pytest.mark.task("6.8")
 def test_needs_input_grad():
     seen = []
 
@@ -93,6 +98,7 @@ def test_needs_input_grad():
     assert seen == [(True, False, False)]
 
 
+@pytest.mark.task("6.8")
 def test_wrong_number_of_gradients():
     class TooFew(Function):
         @staticmethod
@@ -108,6 +114,7 @@ def test_wrong_number_of_gradients():
         TooFew.apply(x, 2.0).sum().backward()
 
 
+@pytest.mark.task("6.8")
 def test_extra_none_gradients_are_allowed():
     class Extra(Function):
         @staticmethod
@@ -123,6 +130,7 @@ def test_extra_none_gradients_are_allowed():
     assert x.grad.tolist() == [2.0, 2.0]
 
 
+@pytest.mark.task("6.8")
 def test_gradient_of_wrong_shape_is_rejected():
     class Bad(Function):
         @staticmethod
@@ -139,6 +147,7 @@ def test_gradient_of_wrong_shape_is_rejected():
         Bad.apply(x).sum().backward()
 
 
+@pytest.mark.task("6.8")
 def test_broadcastable_gradient_is_summed_to_input_shape():
     class Wide(Function):
         @staticmethod
@@ -154,6 +163,7 @@ def test_broadcastable_gradient_is_summed_to_input_shape():
     assert x.grad.tolist() == [3.0, 3.0]
 
 
+@pytest.mark.task("6.8")
 def test_save_for_backward_only_takes_tensors():
     class Saver(Function):
         @staticmethod
@@ -165,6 +175,27 @@ def test_save_for_backward_only_takes_tensors():
         Saver.apply(minitorch.ones(1, requires_grad=True))
 
 
+@pytest.mark.task("6.8")
+def test_save_for_forward_takes_tensors_or_none_only():
+    """PyTorch 2.13 refuses a number with an AssertionError, with or without forward mode."""
+    class Keeper(Function):
+        @staticmethod
+        def forward(ctx, t, extra):
+            ctx.save_for_forward(t, None) if extra is None else ctx.save_for_forward(extra)
+            return t * 2
+
+        @staticmethod
+        def backward(ctx, g):
+            return g * 2, None
+
+    x = minitorch.ones(2, requires_grad=True)
+    assert Keeper.apply(x, None).tolist() == [2.0, 2.0]
+    with pytest.raises(AssertionError, match="save_for_forward expects all arguments to be "
+                       "tensors"):
+        Keeper.apply(x, 3)
+
+
+@pytest.mark.task("6.8")
 def test_mark_dirty_bumps_version_and_rebases_graph():
     class Double(Function):
         @staticmethod
@@ -188,6 +219,7 @@ def test_mark_dirty_bumps_version_and_rebases_graph():
     assert a.grad.tolist() == [2.0, 2.0]
 
 
+@pytest.mark.task("6.8")
 def test_mark_dirty_on_leaf_requiring_grad_raises():
     class Touch(Function):
         @staticmethod
@@ -203,6 +235,7 @@ def test_mark_dirty_on_leaf_requiring_grad_raises():
         Touch.apply(minitorch.ones(1, requires_grad=True))
 
 
+@pytest.mark.task("6.8")
 def test_mark_non_differentiable_and_zero_gradient_for_it():
     seen = []
 
@@ -226,6 +259,7 @@ def test_mark_non_differentiable_and_zero_gradient_for_it():
     assert seen == [[0, 0]]
 
 
+@pytest.mark.task("6.8")
 @pytest.mark.parametrize("materialize, expected", [(True, [0.0, 0.0]), (False, None)])
 def test_set_materialize_grads(materialize, expected):
     seen = []
@@ -247,6 +281,7 @@ def test_set_materialize_grads(materialize, expected):
     assert seen == [expected]
 
 
+@pytest.mark.task("6.8")
 def test_returning_an_input_unchanged_makes_a_new_tensor():
     class Identity(Function):
         @staticmethod
@@ -262,6 +297,7 @@ def test_returning_an_input_unchanged_makes_a_new_tensor():
     assert b is not a and b.grad_fn.name() == "IdentityBackward" and a.is_leaf
 
 
+@pytest.mark.task("6.8")
 def test_once_differentiable_runs_without_grad_and_blocks_double_backward():
     modes = []
 
@@ -288,6 +324,7 @@ def test_once_differentiable_runs_without_grad_and_blocks_double_backward():
         ga.sum().backward()
 
 
+@pytest.mark.task("6.8")
 def test_apply_under_no_grad_records_nothing():
     x = minitorch.ones(2, requires_grad=True)
     with minitorch.no_grad():
@@ -346,6 +383,7 @@ def test_gradgradcheck_catches_a_wrong_double_backward():
     assert minitorch.autograd.gradgradcheck(lambda t: t ** 3, (x,))
 
 
+@pytest.mark.task("6.8")
 def test_mark_non_differentiable_on_a_returned_input():
     class PassBoth(Function):
         @staticmethod
@@ -363,6 +401,7 @@ def test_mark_non_differentiable_on_a_returned_input():
     assert x.requires_grad and not y.requires_grad
 
 
+@pytest.mark.task("6.8")
 def test_needs_input_grad_is_reported_under_no_grad_too():
     seen = []
 
@@ -381,6 +420,7 @@ def test_needs_input_grad_is_reported_under_no_grad_too():
     assert seen == [(True, False, False)] and not out.requires_grad
 
 
+@pytest.mark.task("6.8")
 def test_saved_non_differentiable_output_comes_back_without_graph():
     class WithIndex(Function):
         @staticmethod
@@ -402,6 +442,7 @@ def test_saved_non_differentiable_output_comes_back_without_graph():
     assert a.grad.tolist() == [2.0, 2.0]
 
 
+@pytest.mark.task("6.8")
 def test_tensors_inside_containers_are_not_graph_inputs():
     """PyTorch 2.13: only tensors passed directly to apply are tracked.  A tensor inside a
     list or dict gets no edge and no gradient; a Function whose tensors all sit in a
@@ -439,6 +480,7 @@ def test_tensors_inside_containers_are_not_graph_inputs():
     assert x.grad.tolist() == [2.0, 2.0] and scale.grad is None
 
 
+@pytest.mark.task("6.8")
 def test_gradient_for_a_tensor_that_needs_none_is_ignored():
     """PyTorch 2.13 accepts (and drops) a gradient returned for a tensor argument that does
     not require grad; only arguments that are no tensor must get None."""

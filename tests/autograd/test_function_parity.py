@@ -47,6 +47,7 @@ class VjpOnly(Function):
         return g * 5
 
 
+@pytest.mark.task("6.8")
 def test_apply_takes_keyword_arguments():
     x = torch.tensor([1.0, 2.0], requires_grad=True)
     y = Scale.apply(x, scale=3.0)
@@ -55,18 +56,21 @@ def test_apply_takes_keyword_arguments():
     assert x.grad.tolist() == [3.0, 3.0]
 
 
+@pytest.mark.task("6.8")
 def test_setup_context_style():
     x = torch.tensor([1.0, 2.0], requires_grad=True)
     ScaleWithSetup.apply(x, 3.0).sum().backward()
     assert x.grad.tolist() == [3.0, 3.0]
 
 
+@pytest.mark.task("6.8")
 def test_vjp_is_the_backward_when_backward_is_not_defined():
     x = torch.tensor([1.0, 2.0], requires_grad=True)
     VjpOnly.apply(x).sum().backward()
     assert x.grad.tolist() == [5.0, 5.0]
 
 
+@pytest.mark.task("6.8")
 def test_a_custom_node_can_be_applied_by_hand():
     x = torch.tensor([1.0, 2.0], requires_grad=True)
     y = Scale.apply(x)
@@ -74,6 +78,7 @@ def test_a_custom_node_can_be_applied_by_hand():
     assert grads[0].tolist() == [2.0, 2.0] and grads[1] is None
 
 
+@pytest.mark.task("4.1")
 def test_a_builtin_node_can_be_called():
     x = torch.tensor([1.0, 2.0], requires_grad=True)
     grads = (x * 2).grad_fn(torch.ones(2))

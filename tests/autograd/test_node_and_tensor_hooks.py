@@ -7,6 +7,7 @@ import minitorch
 pytestmark = pytest.mark.chapter5
 
 
+@pytest.mark.task("5.4")
 def test_leaf_hook_replaces_the_gradient_and_can_be_removed():
     x = minitorch.tensor([1.0, 2.0], requires_grad=True)
     handle = x.register_hook(lambda g: g * 10)
@@ -32,6 +33,7 @@ def test_non_leaf_hooks_run_in_order_and_retain_grad_sees_the_result():
     assert x.grad.tolist() == [20.0, 36.0]
 
 
+@pytest.mark.task("5.4")
 def test_hook_handle_as_context_manager():
     x = minitorch.tensor([1.0], requires_grad=True)
     with x.register_hook(lambda g: g * 0):
@@ -41,6 +43,7 @@ def test_hook_handle_as_context_manager():
     assert x.grad.tolist() == [2.0]
 
 
+@pytest.mark.task("5.4")
 def test_node_prehook_replaces_incoming_gradients():
     x = minitorch.tensor([1.0, 2.0], requires_grad=True)
     z = x.exp()
@@ -49,6 +52,7 @@ def test_node_prehook_replaces_incoming_gradients():
     assert x.grad.tolist() == [0.0, 0.0]
 
 
+@pytest.mark.task("5.4")
 def test_node_hook_sees_inputs_and_outputs_and_may_replace_inputs():
     x = minitorch.tensor([1.0, 2.0], requires_grad=True)
     z = x.exp()
@@ -62,6 +66,7 @@ def test_node_hook_sees_inputs_and_outputs_and_may_replace_inputs():
     assert seen == [(2, 1)]      # the Python number counts as an input, as in PyTorch
 
 
+@pytest.mark.task("5.4")
 def test_hook_on_a_leaf_registered_after_its_node_exists():
     x = minitorch.tensor([1.0], requires_grad=True)
     y = x * 2                      # the AccumulateGrad node of x exists from here on

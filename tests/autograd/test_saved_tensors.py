@@ -122,7 +122,7 @@ def test_inplace_on_non_leaf_rebases_the_graph():
     assert x.grad.tolist() == [6.0, 10.0]
 
 
-@pytest.mark.task("4.3")
+@pytest.mark.task("4.2")
 def test_inplace_op_that_overwrites_its_own_saved_operand_is_detected():
     x = minitorch.tensor([1.0, 2.0], requires_grad=True)
     y = x * 2

@@ -343,7 +343,9 @@ def _stream(text):
 def notebook(engine_path):
     accumulate_source = _source_of(engine_path, "accumulate")
     cells = [
-        _markdown("# Chapter 1: the engine\n"),
+        _markdown("# Chapter 1: the engine\n\n## Counting\n\nHow many edges lead into a node.\n\n"
+                  "## Accumulation\n\nGradients add up.\n\n## Warming up\n\n"
+                  "```{admonition} Course task 1.3\nWrite the square.\n```\n"),
         _code("def square(x):\n    ### BEGIN SOLUTION 1.3\n    return x * x\n"
               "    ### END SOLUTION 1.3", 1),
         _code("print(square(3))", 2, [_stream("9\n")]),

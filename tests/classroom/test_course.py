@@ -20,7 +20,7 @@ def test_the_fixture_course_loads(course):
 def test_the_stub_message_names_task_chapter_section_and_command(course):
     assert course.task("1.2").stub_message() == (
         "Task 1.2 (accumulating gradients) is not done yet: write it between its markers, "
-        "as chapter 1 (book/01_engine.ipynb), section Accumulation, explains, and check it "
+        "as chapter 1 (book/01_engine.ipynb), section “Accumulation”, explains, and check it "
         "with python -m "
         "classroom check 1.2.")
 

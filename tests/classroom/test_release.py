@@ -2,6 +2,7 @@
 whose tests run and report unfinished tasks in one line each."""
 
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -66,6 +67,12 @@ def test_the_book_builds_from_stored_outputs_and_a_readme_says_how_to_work(relea
     readme = (out / "README.md").read_text()
     assert "| 1.2 | accumulating gradients | 1, Accumulation | 3 | 1.1 |" in readme
     assert "python -m classroom check" in readme
+    assert "make setup-check" in readme and "run `make setup` once" in readme
+    assert "check -v" in readme and "NotImplementedError" not in readme
+    engine = (out / "minigrad" / "engine.py").read_text()
+    example = readme.split("```python\n")[1].split("```")[0]
+    assert "raise TaskNotDone(" in example
+    assert example in engine               # the stub the README shows is the source's own
     assert (out / "README_BOOK.md").read_text().startswith("# Minigrad")
     assert json.loads((out / "classroom" / "release.json").read_text())["assignment"] == "a1"
 
@@ -170,3 +177,101 @@ def test_a_check_line_counts_tests_not_points(release_a1):
     assert score.total != score.task.points          # so the two cannot be confused here
     line = next(line for line in student_check.format_lines(result) if "1.1" in line)
     assert f"  0/{score.total}  " in line and f"/{score.task.points} " not in line
+
+
+MAKEFILE = """\
+VENV ?= .venv
+BIN := $(CURDIR)/$(VENV)/bin
+setup:
+\t@echo "selfcheck must not run setup"; exit 1
+test: setup
+\t"$(BIN)/python" -m pytest tests -q -p no:cacheprovider
+"""
+SOLUTIONS_TEST = """\
+import pathlib
+
+import pytest
+
+
+@pytest.mark.solutions
+def test_the_exercise_solution_is_in_the_notebook():
+    assert "THE-CUBE-SOLUTION" in pathlib.Path("book/01_engine.ipynb").read_text()
+"""
+
+
+def test_an_untouched_release_passes_its_own_make_test(fresh_course, tmp_path):
+    """The state the course was in: a test of the book's exercise solutions failed in every
+    release (which leaves them out). Marked `solutions`, it is skipped there, saying why."""
+    from classroom import selfcheck
+    (fresh_course / "Makefile").write_text(MAKEFILE)
+    (fresh_course / "tests" / "test_solutions.py").write_text(SOLUTIONS_TEST)
+    course = course_mod.load(fresh_course)
+    out = tmp_path / "a1"
+    release_mod.release(course, out, "a1")
+    ok, detail = selfcheck.release_make_test(out)
+    assert ok, detail
+    assert "1 passed, 8 skipped" in detail
+    shown = subprocess.run([sys.executable, "-m", "pytest", "tests/test_solutions.py", "-rs",
+                            "-p", "no:cacheprovider"], cwd=out, capture_output=True, text=True)
+    assert "which your copy of the course leaves out" in shown.stdout
+    unmarked = tmp_path / "unmarked"
+    shutil.copytree(out, unmarked)
+    test = unmarked / "tests" / "test_solutions.py"
+    test.write_text(test.read_text().replace("@pytest.mark.solutions\n", ""))
+    ok, detail = selfcheck.release_make_test(unmarked)
+    assert not ok
+    assert "FAILED tests/test_solutions.py::test_the_exercise_solution_is_in_the_notebook" \
+        in detail
+
+
+COUNT_TRACEBACKS = """\
+import _pytest.python
+
+written = []
+_original = _pytest.python.Function.repr_failure
+
+
+def _counting(self, excinfo):
+    written.append(self.nodeid)
+    return _original(self, excinfo)
+
+
+_pytest.python.Function.repr_failure = _counting
+
+
+def pytest_terminal_summary(terminalreporter):
+    terminalreporter.write_line(f"tracebacks written: {len(written)}")
+"""
+
+
+def test_a_stubbed_test_is_skipped_before_pytest_writes_its_traceback(release_a1, tmp_path):
+    """Writing a failure's traceback costs pytest half a second a test; a fresh release's
+    `make test` stops thousands of tests at stubs."""
+    out, _ = release_a1
+    (tmp_path / "count_tracebacks.py").write_text(COUNT_TRACEBACKS)
+    done = subprocess.run([sys.executable, "-m", "pytest", "tests/test_engine.py", "-rs",
+                           "-p", "no:cacheprovider", "-p", "count_tracebacks"], cwd=out,
+                          capture_output=True, text=True,
+                          env={**os.environ, "PYTHONPATH": f"{tmp_path}{os.pathsep}{out}"})
+    assert "SKIPPED [3] minigrad/engine.py:25: Task 1.1 (counting dependencies) is not " \
+        "done yet" in done.stdout
+    assert "1 passed, 5 skipped" in done.stdout
+    assert "tracebacks written: 0" in done.stdout
+
+
+def test_a_release_reports_the_lines_a_student_writes_not_its_stubs(course, release_a1,
+                                                                     capsys):
+    """In a student's copy the regions hold stubs (and an earlier assignment's tasks no
+    markers): `tasks` reports what the solution's regions hold, recorded by the release."""
+    from classroom import cli
+    out, _ = release_a1
+    assert cli.main(["--root", str(course.root), "tasks", "--json"]) == 0
+    expected = {t["id"]: t["lines"] for t in json.loads(capsys.readouterr().out)}
+    assert all(expected.values())
+    assert cli.main(["--root", str(out), "tasks", "--json"]) == 0
+    shown = {t["id"]: t["lines"] for t in json.loads(capsys.readouterr().out)}
+    assert shown == expected
+    stubs = {t.id: regions.code_lines(out, found) for t in course.tasks
+             for found in [regions.by_task(regions.scan(out, course.settings.sources))
+                           .get(t.id, [])]}
+    assert stubs != expected                 # what counting the copy's regions would say

@@ -3,27 +3,35 @@ a wrong answer the tests miss, or a task without tests."""
 
 import pytest
 
-from classroom import course as course_mod, regions, selfcheck
+from classroom import course as course_mod, regions, selfcheck, workflow
 from classroom.course import CourseError
 from classroom.grade import Grader, Job
 
 
 def test_the_fixture_course_passes_selfcheck(course):
     said = []
-    findings = selfcheck.selfcheck(course, jobs=2, say=said.append)
+    findings = selfcheck.selfcheck(course, jobs=2, say=said.append,
+                                   environments=workflow.ThisEnvironment())
     assert [f.what for f in findings if not f.ok] == []
     text = "\n".join(said)
     for expected in ("the solution, a1 (traced): full marks",
                      "release a1: scores 0 on every task",
-                     "release a2: `check`: every task is reported as not done",
+                     "release a2: `check`, and its workflow in a fresh environment: `check` "
+                     "reports every task as not done; its 1 workflow steps, in a fresh "
+                     "environment (the course's own environment, not a fresh one), give 0 "
+                     "points, as `check` does",
+                     "release a1 with its tasks solved: `check`, and its workflow in a fresh "
+                     "environment: `check` passes every task; its 3 workflow steps, in a "
+                     "fresh environment (the course's own environment, not a fresh one), "
+                     "give 8 points, as `check` does",
+                     "task 1.3: its stub points at section 'Warming up', where the chapter "
+                     "explains it",
                      "task 1.1, region 1 (minigrad/engine.py, lines 25-31) runs in its task's "
                      "tests",
                      "walk a1: after 1.2 (2 of 3 written): full marks; 01_engine.ipynb runs "
                      "up to the stubs of later tasks ['1.3']",
                      "walk a1: after 1.3 (3 of 3 written): full marks; 01_engine.ipynb runs "
-                     "to the end; its workflow gives each of its 3 task steps its points (8)",
-                     "release a1: its workflow (.github/workflows/classroom.yml): gives its 3 "
-                     "task steps 0 points",
+                     "to the end",
                      "walk a2: after 2.1 (1 of 1 written): full marks; no chapter notebook",
                      "every test is marked with the latest task (in the syllabus) whose code "
                      "it runs",
@@ -142,3 +150,21 @@ def test_regions_for_an_unknown_task_fail_selfcheck(fresh_course):
                             lambda ok, what: found.append((ok, what)))
     failed = [what for ok, what in found if not ok]
     assert failed[0].startswith("regions marked for task 2.7, which tasks.toml does not list")
+
+
+def test_a_stub_that_points_at_the_wrong_section_fails_selfcheck(fresh_course):
+    """The state the course was in: task 5.1's stub named the section after the one that
+    explains it (its "Course task 5.1" box)."""
+    tasks = fresh_course / "classroom" / "tasks.toml"
+    text = tasks.read_text()
+    tasks.write_text(text.replace('section = "Warming up"', 'section = "Accumulation"')
+                     .replace('section = "Counting"', 'section = "Counting edges"'))
+    found = []
+    selfcheck.check_sections(course_mod.load(fresh_course), lambda ok, what: found.append(
+        (ok, what)))
+    assert found == [
+        (False, "task 1.1: its section 'Counting edges' is no heading of book/01_engine.ipynb"),
+        (True, "task 1.2: its stub points at section 'Accumulation', where the chapter "
+               "explains it"),
+        (False, "task 1.3: its \"Course task 1.3\" box is under 'Warming up', not in "
+                "section 'Accumulation': point `section` at the section that explains it")]

@@ -34,6 +34,7 @@ def test_vmap_of_jacrev_and_of_jacfwd():
     close(vmap(jacfwd(f))(xs).sum(0), expected)
 
 
+@pytest.mark.task("13.3")
 def test_vmap_of_jvp_and_of_vjp():
     close(vmap(lambda p, t: jvp(f, (p,), (t,))[1])(xs, vs), (
         [[5.654370959385879, -0.7144816710232624, 5.787021479575116],
@@ -45,6 +46,7 @@ def test_vmap_of_jvp_and_of_vjp():
     ))
 
 
+@pytest.mark.task("13.3")
 def test_vmap_of_a_vjp_fn_made_outside():
     out, fn = vjp(f, xs[0])
     close(vmap(fn)(vs)[0], (
@@ -67,6 +69,7 @@ def test_grad_of_a_closure_over_the_outer_input():
     ))
 
 
+@pytest.mark.task("13.3")
 def test_jacrev_of_jacrev():
     close(jacrev(jacrev(lambda a: (a ** 3).sum()))(xs[0]), (
         [[3.0, -0.0, 0.0], [0.0, -6.0, 0.0], [0.0, -0.0, 12.0]]

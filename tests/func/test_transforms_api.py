@@ -82,6 +82,7 @@ def test_grad_results_keep_their_graph_only_when_an_input_requires_grad():
     assert not grad(lambda a: (a ** 3).sum())(x).requires_grad
 
 
+@pytest.mark.task("13.3")
 def test_jacobian_structures_follow_outputs_and_argnums():
     f = lambda a, b: (a * b, a.sum())        # noqa: E731
     for transform in (jacrev, jacfwd):
@@ -91,6 +92,7 @@ def test_jacobian_structures_follow_outputs_and_argnums():
     assert list(jacrev(lambda a: {"y": a * 2})(x)) == ["y"]
 
 
+@pytest.mark.task("13.3")
 def test_jacrev_with_aux_and_chunks():
     jac, aux = jacrev(lambda a: (a.sin(), a.cos()), has_aux=True, chunk_size=2)(x)
     np.testing.assert_allclose(jac.numpy(), np.diag(np.cos(x.numpy())))
@@ -129,6 +131,7 @@ def test_functional_call_puts_parameters_back_even_if_forward_raises():
     assert m.weight is weight
 
 
+@pytest.mark.task("13.3")
 def test_stack_module_state_and_an_ensemble_under_vmap():
     torch.manual_seed(0)
     models = [torch.nn.Linear(3, 2).double() for _ in range(4)]

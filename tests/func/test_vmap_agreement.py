@@ -54,11 +54,9 @@ def _batched_inputs(data, specs, distinct):
 
 
 def _loop(fn, inputs, dims):
-    results = []
-    for b in range(BATCH):
-        args = [x if d is None else x.select(d, b) for x, d in zip(inputs, dims)]
-        results.append(fn(*args))
-    return minitorch.stack(results)
+    def example(b):
+        return fn(*(x.select(d, b) if d is not None else x for x, d in zip(inputs, dims)))
+    return minitorch.stack([example(b) for b in range(BATCH)])
 
 
 @pytest.mark.parametrize("name", sorted(CATALOGUE))

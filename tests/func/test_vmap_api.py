@@ -19,6 +19,7 @@ pytestmark = pytest.mark.chapter13
 x = torch.arange(12, dtype=torch.float64).reshape(3, 4) / 10
 
 
+@pytest.mark.task("13.3")
 def test_in_dims_out_dims_and_shared_inputs():
     np.testing.assert_allclose(vmap(torch.sin, in_dims=1)(x).numpy(), np.sin(x.numpy()).T)
     out = vmap(lambda a, b: a * b, in_dims=(0, None))(x, torch.ones(4, dtype=torch.float64))
@@ -28,6 +29,7 @@ def test_in_dims_out_dims_and_shared_inputs():
     assert tuple(vmap(lambda a: a.sum(), in_dims=-1)(x).shape) == (4,)
 
 
+@pytest.mark.task("13.3")
 def test_pytrees_in_and_out():
     data = {"a": x, "b": torch.ones(4, dtype=torch.float64)}
     out = vmap(lambda d: {"p": d["a"] * d["b"], "s": d["a"].sum()},
@@ -37,12 +39,14 @@ def test_pytrees_in_and_out():
     np.testing.assert_allclose(pairs.numpy(), 2 * x.numpy())
 
 
+@pytest.mark.task("13.3")
 def test_an_unbatched_output_is_broadcast_and_out_dims_none_keeps_it():
     c = torch.ones(2, dtype=torch.float64)
     assert tuple(vmap(lambda a: c)(x).shape) == (3, 2)
     assert vmap(lambda a: c, out_dims=None)(x) is c
 
 
+@pytest.mark.task("13.3")
 def test_nested_vmap_is_an_outer_product_of_batches():
     a = torch.arange(3, dtype=torch.float64)
     b = torch.arange(4, dtype=torch.float64)
@@ -55,6 +59,7 @@ def test_chunk_size_gives_the_same_result():
     np.testing.assert_allclose(vmap(f, chunk_size=2)(x).numpy(), vmap(f)(x).numpy())
 
 
+@pytest.mark.task("13.3")
 def test_vmap_of_grad_and_grad_of_vmap():
     per_row = vmap(grad(lambda a: (a ** 3).sum()))(x)
     np.testing.assert_allclose(per_row.numpy(), 3 * x.numpy() ** 2)
@@ -62,6 +67,7 @@ def test_vmap_of_grad_and_grad_of_vmap():
     np.testing.assert_allclose(total.numpy(), 2 * x.numpy())
 
 
+@pytest.mark.task("13.3")
 @pytest.mark.parametrize("call, error, message", [
     (lambda: vmap(torch.sin, in_dims=2)(x), ValueError,
      "Got in_dim=2 for some input, but that input is a Tensor of dimensionality 2 so expected "
@@ -106,6 +112,7 @@ def test_errors_as_pytorch(call, error, message):
     assert message in str(info.value)
 
 
+@pytest.mark.task("13.3")
 def test_randomness_different_and_same():
     torch.manual_seed(0)
     different = vmap(lambda a: a.clone().normal_(), randomness="different")(x)
@@ -114,6 +121,7 @@ def test_randomness_different_and_same():
     np.testing.assert_array_equal(same[0].numpy(), same[1].numpy())
 
 
+@pytest.mark.task("13.3")
 @pytest.mark.parametrize("like", ["empty_like", "zeros_like", "ones_like"])
 def test_a_like_of_a_batched_tensor_is_batched(like):
     """PyTorch 2.13: ``torch.empty_like(x).normal_()`` under vmap draws per example with
@@ -130,6 +138,7 @@ def test_a_like_of_a_batched_tensor_is_batched(like):
     np.testing.assert_array_equal(full.numpy(), 2 * x.numpy())
 
 
+@pytest.mark.task("13.3")
 def test_an_in_place_draw_on_an_unbatched_tensor_is_refused_under_different():
     """A shared draw where every example should get its own: PyTorch 2.13's error."""
     with pytest.raises(RuntimeError, match="Cannot ask for different inplace randomness on "
@@ -138,6 +147,7 @@ def test_an_in_place_draw_on_an_unbatched_tensor_is_refused_under_different():
              randomness="different")(x)
 
 
+@pytest.mark.task("13.3")
 @pytest.mark.parametrize("draw, noise", [
     (lambda a: a + torch.randn(4, dtype=torch.float64), lambda out, a: out - a),
     (lambda a: torch.nn.functional.dropout(a, 0.5), lambda out, a: out / a),
@@ -152,6 +162,7 @@ def test_randomness_of_draws_that_are_not_in_place(draw, noise):
     assert not np.allclose(different[0].numpy(), different[1].numpy())
 
 
+@pytest.mark.task("13.3")
 def test_an_op_without_a_rule_loops_with_pytorchs_warning():
     from minitorch.func import batching_rules
     batching_rules._warned.clear()
@@ -165,6 +176,7 @@ def test_an_op_without_a_rule_loops_with_pytorchs_warning():
     np.testing.assert_allclose(out.numpy(), [f(row).item() for row in x])
 
 
+@pytest.mark.task("13.3")
 def test_a_custom_function_needs_a_vmap_rule():
     with pytest.raises(RuntimeError, match="autograd.Function with functorch transforms"):
         vmap(Doubling.apply)(x)
@@ -176,6 +188,7 @@ def test_a_custom_function_needs_a_vmap_rule():
     np.testing.assert_allclose(vmap(WithRule.apply)(x).numpy(), 2 * x.numpy())
 
 
+@pytest.mark.task("13.3")
 def test_a_setup_context_function_without_a_vmap_rule_says_so():
     """PyTorch 2.13's message for a Function in the setup_context style without a rule."""
     class Triple(torch.autograd.Function):

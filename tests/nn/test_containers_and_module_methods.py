@@ -18,6 +18,7 @@ pytestmark = pytest.mark.chapter7
 
 
 # ----- ModuleDict -----------------------------------------------------------------------------
+@pytest.mark.task("7.2")
 def test_module_dict_registers_children_in_insertion_order():
     md = nn.ModuleDict({"b": nn.Linear(2, 3), "a": nn.ReLU()})
     assert repr(md) == ("ModuleDict(\n  (b): Linear(in_features=2, out_features=3, bias=True)\n"
@@ -30,6 +31,7 @@ def test_module_dict_registers_children_in_insertion_order():
     assert repr(nn.ModuleDict()) == "ModuleDict()"
 
 
+@pytest.mark.task("7.1")
 def test_module_dict_editing():
     md = nn.ModuleDict([("z", nn.ReLU()), ("y", nn.Tanh())])
     assert list(md) == ["z", "y"]
@@ -44,6 +46,7 @@ def test_module_dict_editing():
     assert len(md) == 0
 
 
+@pytest.mark.task("8.1")
 def test_module_dict_errors():
     md = nn.ModuleDict({"a": nn.ReLU()})
     with pytest.raises(KeyError):
@@ -64,6 +67,7 @@ def test_module_dict_errors():
 
 
 # ----- ParameterList ------------------------------------------------------------------------------
+@pytest.mark.task("8.2")
 def test_parameter_list_repr_and_registration():
     pl = nn.ParameterList([nn.Parameter(torch.ones(2, 3)), nn.Parameter(torch.zeros(4, dtype=torch.float64))])
     assert repr(pl) == ("ParameterList(\n    (0): Parameter containing: [minitorch.float32 of size 2x3]\n"
@@ -76,6 +80,7 @@ def test_parameter_list_repr_and_registration():
     assert not any(key[0].isdigit() for key in dir(pl))
 
 
+@pytest.mark.task("7.2")
 def test_parameter_list_wraps_tensors_and_keeps_other_values():
     x = torch.ones(2)
     pl = nn.ParameterList([x, 3, "s"])
@@ -92,6 +97,7 @@ def test_parameter_list_wraps_tensors_and_keeps_other_values():
                              "    (1): Parameter containing: [minitorch.float64 of size 0x2]\n)")
 
 
+@pytest.mark.task("7.1")
 def test_parameter_list_errors():
     pl = nn.ParameterList([torch.ones(2)])
     with pytest.raises(IndexError, match="^index 5 is out of range$"):
@@ -105,6 +111,7 @@ def test_parameter_list_errors():
 
 
 # ----- ParameterDict ------------------------------------------------------------------------------
+@pytest.mark.task("7.2")
 def test_parameter_dict_repr_sorts_a_plain_dict():
     pd = nn.ParameterDict({"w": nn.Parameter(torch.ones(2, 2)), "b": torch.zeros(3)})
     assert list(pd) == ["b", "w"]                  # a plain dict is added in sorted order
@@ -120,6 +127,7 @@ def test_parameter_dict_repr_sorts_a_plain_dict():
         "    (b): Parameter containing: [minitorch.DoubleTensor of size 2]\n)")
 
 
+@pytest.mark.task("7.2")
 def test_parameter_dict_orders_and_dict_methods():
     assert list(nn.ParameterDict([("b", torch.ones(1)), ("a", torch.ones(1))])) == ["b", "a"]
     pd = nn.ParameterDict(collections.OrderedDict([("b", torch.ones(1)), ("a", torch.ones(1))]))
@@ -142,6 +150,7 @@ def test_parameter_dict_orders_and_dict_methods():
     assert list(pd.fromkeys(["a", "b"], torch.ones(1))) == ["a", "b"]
 
 
+@pytest.mark.task("7.1")
 def test_parameter_dict_errors():
     pd = nn.ParameterDict({"w": torch.ones(1)})
     with pytest.raises(AttributeError):                  # PyTorch looks keys up as attributes
@@ -160,6 +169,7 @@ def test_parameter_dict_errors():
         pd(1)
 
 
+@pytest.mark.task("8.2")
 def test_containers_inside_a_model():
     class Net(nn.Module):
         def __init__(self):
@@ -179,6 +189,7 @@ def test_containers_inside_a_model():
 
 
 # ----- Flatten and Unflatten --------------------------------------------------------------------
+@pytest.mark.task("8.1")
 def test_flatten_and_unflatten_shapes_and_reprs():
     x = torch.ones(2, 3, 4)
     assert nn.Flatten()(x).shape == (2, 12) and nn.Flatten(0, 1)(x).shape == (6, 4)
@@ -193,6 +204,7 @@ def test_flatten_and_unflatten_shapes_and_reprs():
     assert repr(nn.Unflatten(1, torch.Size([2, 5]))) == "Unflatten(dim=1, unflattened_size=minitorch.Size([2, 5]))"
 
 
+@pytest.mark.task("8.1")
 @given(shape=shapes(min_dims=1, max_dims=4), data=st.data())
 def test_flatten_then_unflatten_is_the_identity_with_gradients(shape, data):
     values = data.draw(arrays(shape))
@@ -243,6 +255,7 @@ def small_net():
     return nn.Sequential(nn.Linear(2, 3), nn.BatchNorm1d(3), nn.Sequential(nn.Linear(3, 1)))
 
 
+@pytest.mark.task("7.2")
 @pytest.mark.parametrize("args, kwargs", [
     ((torch.float64,), {}), ((), {"dtype": torch.float64}), (("cpu", torch.float64), {}),
     ((torch.zeros(1, dtype=torch.float64),), {}), ((torch.float64,), {"non_blocking": True}),
@@ -255,6 +268,7 @@ def test_to_a_dtype_in_every_form(args, kwargs):
     assert [b.dtype for b in net.buffers()] == [torch.float64, torch.float64, torch.int64]
 
 
+@pytest.mark.task("7.2")
 def test_to_cpu_is_accepted_and_changes_nothing():
     net = small_net()
     for device in ["cpu", "cpu:0"]:
@@ -263,6 +277,7 @@ def test_to_cpu_is_accepted_and_changes_nothing():
     assert next(net.parameters()).dtype == torch.float32
 
 
+@pytest.mark.task("7.2")
 @pytest.mark.parametrize("call, named, error", [         # error: PyTorch 2.13's type
     (lambda net: net.to("cuda"), "cuda", AssertionError),
     (lambda net: net.to("cuda:0"), "cuda", AssertionError),
@@ -281,6 +296,7 @@ def test_other_devices_are_refused_with_pytorchs_error_naming_them(call, named, 
     assert next(net.parameters()).dtype == torch.float32          # nothing changed
 
 
+@pytest.mark.task("7.1")
 def test_device_objects_with_a_type_are_understood():
     class FakeDevice:
         def __init__(self, type):
@@ -295,6 +311,7 @@ def test_device_objects_with_a_type_are_understood():
         net.to(FakeDevice("cuda"))
 
 
+@pytest.mark.task("7.1")
 def test_to_errors():
     with pytest.raises(TypeError, match="^nn.Module.to only accepts floating point or complex dtypes, but got "
                                         "desired dtype=minitorch.int64$"):
@@ -305,6 +322,7 @@ def test_to_errors():
         small_net().to(devices="cpu")
 
 
+@pytest.mark.task("7.2")
 def test_float_double_and_the_grads():
     net = small_net()
     net[0].weight.grad = torch.ones(3, 2)
@@ -315,6 +333,7 @@ def test_float_double_and_the_grads():
     assert net[0].weight.dtype == torch.float32 and net[1].running_var.dtype == torch.float32
 
 
+@pytest.mark.task("7.2")
 @pytest.mark.parametrize("method", ["half", "bfloat16"])
 def test_half_precision_is_refused_clearly(method):
     net = small_net()
@@ -324,6 +343,7 @@ def test_half_precision_is_refused_clearly(method):
 
 
 # ----- finding members by name -----------------------------------------------------------------
+@pytest.mark.task("7.1")
 def test_get_submodule_parameter_buffer():
     net = small_net()
     assert net.get_submodule("2.0") is net[2][0] and net.get_submodule("") is net
@@ -331,6 +351,7 @@ def test_get_submodule_parameter_buffer():
     assert net.get_buffer("1.running_var") is net[1].running_var
 
 
+@pytest.mark.task("7.1")
 @pytest.mark.parametrize("call, message", [
     (lambda net: net.get_submodule("2.5"), "Sequential has no attribute `5`"),
     (lambda net: net.get_submodule("x.y"), "Sequential has no attribute `x`"),
@@ -347,6 +368,7 @@ def test_get_errors_match_pytorch(call, message):
     assert str(info.value) == message
 
 
+@pytest.mark.task("7.1")
 def test_plain_attributes_are_neither_parameters_nor_buffers():
     net = small_net()
     net[0].plain = 3
@@ -356,6 +378,7 @@ def test_plain_attributes_are_neither_parameters_nor_buffers():
         net.get_parameter("0.plain")
 
 
+@pytest.mark.task("7.2")
 def test_named_parameters_options_and_register_module():
     net = small_net()
     assert [n for n, _ in net.named_parameters(prefix="model")] == [
@@ -372,6 +395,7 @@ def test_named_parameters_options_and_register_module():
     assert list(seq._modules) == ["x"]
 
 
+@pytest.mark.task("8.1")
 def test_identity_ignores_its_arguments():
     layer = nn.Identity(3, foo=1)
     x = torch.ones(2)
@@ -383,6 +407,7 @@ def _kinds(module_list):
     return [(key, type(m).__name__) for key, m in module_list._modules.items()]
 
 
+@pytest.mark.task("7.1")
 def test_module_list_add_makes_a_new_list_of_the_same_modules():
     ml = nn.ModuleList([nn.ReLU(), nn.Tanh()])
     both = ml + nn.ModuleList([nn.Sigmoid()])
@@ -398,6 +423,7 @@ def test_module_list_add_makes_a_new_list_of_the_same_modules():
         ml + [3]
 
 
+@pytest.mark.task("7.1")
 def test_module_list_pop_returns_the_module_and_renumbers():
     def make():
         return nn.ModuleList([nn.ReLU(), nn.Tanh(), nn.Sigmoid()])

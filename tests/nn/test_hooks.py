@@ -33,6 +33,7 @@ def no_global_hooks_left():
     assert not module_mod._global_forward_pre_hooks and not module_mod._global_forward_hooks
 
 
+@pytest.mark.task("8.1")
 def test_call_is_wrapped_call_impl_which_calls_call_impl():
     # PyTorch 2.x: __call__ is _wrapped_call_impl (not _call_impl), which calls _call_impl
     assert nn.Module.__call__ is nn.Module._wrapped_call_impl
@@ -79,6 +80,7 @@ def test_full_order_of_hooks():
     assert x.grad.tolist() == [4.0, 4.0]
 
 
+@pytest.mark.task("8.1")
 def test_fast_path_without_hooks_adds_no_graph_node():
     m = Scale()
     out = m(torch.ones(2, requires_grad=True))
@@ -105,6 +107,7 @@ def test_pre_hook_returning_tuple_replaces_all_args():
     assert m(torch.zeros(2)).tolist() == [3.0, 3.0]
 
 
+@pytest.mark.task("8.1")
 def test_hooks_returning_none_change_nothing():
     m = Scale()
     m.register_forward_pre_hook(lambda mod, args: None)
@@ -122,6 +125,7 @@ def test_kwargs_reach_forward_and_with_kwargs_hooks():
     assert got == [{"scale": 5.0}]
 
 
+@pytest.mark.task("8.1")
 def test_with_kwargs_pre_hook_must_return_pair():
     m = Scale()
     m.register_forward_pre_hook(lambda mod, args, kwargs: 3, with_kwargs=True)
@@ -129,6 +133,7 @@ def test_with_kwargs_pre_hook_must_return_pair():
         m(torch.ones(1))
 
 
+@pytest.mark.task("8.1")
 def test_hooks_fire_in_registration_order_and_remove():
     lin = nn.Linear(2, 2)
     log = []
@@ -147,6 +152,7 @@ def test_hooks_fire_in_registration_order_and_remove():
     assert log == [0, 2]
 
 
+@pytest.mark.task("8.1")
 def test_with_kwargs_flag_removed_with_handle():
     m = Scale()
     h = m.register_forward_pre_hook(lambda mod, args, kwargs: None, with_kwargs=True)
@@ -155,6 +161,7 @@ def test_with_kwargs_flag_removed_with_handle():
     assert not m._forward_pre_hooks and not m._forward_pre_hooks_with_kwargs
 
 
+@pytest.mark.task("8.1")
 def test_global_hooks_run_for_every_module_before_local_ones():
     log = []
     seq = nn.Sequential(nn.Linear(2, 2), nn.ReLU())
@@ -205,6 +212,7 @@ def test_full_backward_hook_arguments_and_replacement():
     assert lin.weight.grad.tolist() == [[4.0, 4.0]] * 3   # parameters are unaffected
 
 
+@pytest.mark.task("8.1")
 def test_full_backward_hook_wrong_length_is_an_error():
     lin = nn.Linear(2, 2)
     lin.register_full_backward_hook(lambda mod, gi, go: (gi[0], gi[0]))
@@ -212,6 +220,7 @@ def test_full_backward_hook_wrong_length_is_an_error():
         lin(torch.ones(1, 2, requires_grad=True)).sum().backward()
 
 
+@pytest.mark.task("8.1")
 def test_full_backward_hooks_order():
     lin = nn.Linear(2, 2)
     log = []
@@ -222,6 +231,7 @@ def test_full_backward_hooks_order():
     assert log == ["first", ("backward", 0), ("backward", 1)]
 
 
+@pytest.mark.task("8.1")
 def test_backward_hook_with_no_input_requiring_grad():
     lin = nn.Linear(2, 2)
     seen = []
@@ -237,6 +247,7 @@ def test_backward_hook_with_no_input_requiring_grad():
             lin(torch.ones(1, 2)).sum().backward()
 
 
+@pytest.mark.task("8.1")
 def test_backward_hook_tuple_outputs_with_non_tensors_and_unused_outputs():
     class Two(nn.Module):
         def forward(self, a, b):
@@ -267,6 +278,7 @@ def test_backward_pre_hook_can_replace_grad_output():
     assert lin.bias.grad.tolist() == [10.0]
 
 
+@pytest.mark.task("8.1")
 def test_backward_pre_hook_wrong_length_is_an_error():
     lin = nn.Linear(2, 1)
     lin.register_full_backward_pre_hook(lambda mod, go: (go[0], go[0]))
@@ -274,6 +286,7 @@ def test_backward_pre_hook_wrong_length_is_an_error():
         lin(torch.ones(1, 2, requires_grad=True)).sum().backward()
 
 
+@pytest.mark.task("8.1")
 def test_backward_hooks_not_set_up_under_no_grad():
     lin = nn.Linear(2, 1)
     lin.register_full_backward_hook(lambda *a: None)
@@ -282,6 +295,7 @@ def test_backward_hooks_not_set_up_under_no_grad():
     assert out.grad_fn is None
 
 
+@pytest.mark.task("8.1")
 def test_mixing_full_and_legacy_backward_hooks_is_an_error():
     message = ("Cannot use both regular backward hooks and full backward hooks on a single Module. "
                "Please use only one of them.")
@@ -295,6 +309,7 @@ def test_mixing_full_and_legacy_backward_hooks_is_an_error():
         b.register_full_backward_hook(lambda *args: None)
 
 
+@pytest.mark.task("8.1")
 def test_legacy_backward_hook_sits_on_output_grad_fn():
     lin = nn.Linear(2, 2)
     seen = []
@@ -304,6 +319,7 @@ def test_legacy_backward_hook_sits_on_output_grad_fn():
 
 
 # ----- a subclass that overrides __call__ (seed 003) --------------------------------
+@pytest.mark.task("8.1")
 def test_override_call_around_call_impl_still_runs_hooks():
     log = []
 

@@ -10,6 +10,7 @@ import minitorch.nn as nn
 pytestmark = pytest.mark.chapter8
 
 
+@pytest.mark.task("8.1")
 def test_always_call_forward_hook_runs_when_a_pre_hook_raises():
     lin = nn.Linear(2, 1)
     seen = []
@@ -21,6 +22,7 @@ def test_always_call_forward_hook_runs_when_a_pre_hook_raises():
     assert seen == [None]
 
 
+@pytest.mark.task("8.1")
 def test_always_call_forward_hook_runs_when_forward_raises():
     class Failing(nn.Module):
         def forward(self, x):
@@ -34,6 +36,7 @@ def test_always_call_forward_hook_runs_when_forward_raises():
     assert seen == [None]
 
 
+@pytest.mark.task("8.1")
 def test_old_style_backward_hook_warns_for_a_module_with_several_nodes():
     net = nn.Sequential(nn.Linear(2, 3), nn.ReLU())
     net.register_backward_hook(lambda m, grad_input, grad_output: None)

@@ -134,6 +134,7 @@ def avg_pool_loop(x, kernel, stride, padding, ceil_mode, count_include_pad):
 
 
 # ----- convolution -----------------------------------------------------------------------------
+@pytest.mark.task("11.3")
 def test_conv2d_matches_pytorch():
     x, w, b = values((2, 4, 5, 6)), values((6, 2, 3, 2)), values((6,))
     f = lambda x, w, b: F.conv2d(x, w, b, stride=(2, 1), padding=(1, 2), dilation=(1, 2),
@@ -147,6 +148,7 @@ def test_conv2d_matches_pytorch():
     assert_matches(gb, facts["gb"])
 
 
+@pytest.mark.task("11.3")
 def test_conv2d_same_padding_with_an_even_kernel_matches_pytorch():
     # the extra padding of an even kernel goes at the end, as in PyTorch
     x, w = values((1, 2, 4, 5)), values((3, 2, 2, 3))
@@ -158,6 +160,7 @@ def test_conv2d_same_padding_with_an_even_kernel_matches_pytorch():
     assert F.conv2d(x, w, padding="valid").shape == (1, 3, 3, 3)
 
 
+@pytest.mark.task("11.3")
 def test_conv1d_matches_pytorch():
     x, w, b = values((2, 3, 7)), values((4, 3, 3)), values((4,))
     f = lambda x, w, b: F.conv1d(x, w, b, stride=2, padding=1, dilation=2)
@@ -170,6 +173,7 @@ def test_conv1d_matches_pytorch():
     assert_matches(gb, facts["gb"])
 
 
+@pytest.mark.task("11.3")
 @pytest.mark.parametrize("dims", [1, 2])
 @given(geometry=st.data())
 def test_conv_matches_a_direct_loop(dims, geometry):
@@ -185,6 +189,7 @@ def test_conv_matches_a_direct_loop(dims, geometry):
     np.testing.assert_allclose(y.numpy(), expected, rtol=1e-10, atol=1e-10)
 
 
+@pytest.mark.task("11.3")
 @pytest.mark.parametrize("dims", [1, 2])
 @settings(max_examples=12)          # second derivatives by finite differences are slow
 @given(geometry=st.data())
@@ -201,6 +206,7 @@ def test_conv_gradcheck_and_gradgradcheck(dims, geometry):
     grads_with_and_without_graph(f, (x, w, b))
 
 
+@pytest.mark.task("11.3")
 def test_convolution_gradients_of_gradients_are_convolutions():
     x, w = values((1, 2, 4, 4)), values((3, 2, 2, 2))
     y = F.conv2d(x, w)
@@ -211,6 +217,7 @@ def test_convolution_gradients_of_gradients_are_convolutions():
     assert x.grad.shape == x.shape and w.grad.shape == w.shape
 
 
+@pytest.mark.task("11.3")
 def test_unbatched_inputs_and_integer_tensors():
     w = values((4, 3, 3, 3), requires_grad=False)
     x = values((3, 6, 6), requires_grad=False)
@@ -446,6 +453,7 @@ def test_layers_print_as_in_pytorch(layer, text):
     assert repr(layer()) == text
 
 
+@pytest.mark.task("11.3")
 @pytest.mark.parametrize("mode", ["reflect", "replicate", "circular"])
 def test_conv_padding_modes_pad_first(mode):
     torch.manual_seed(0)
@@ -469,6 +477,7 @@ def lenet():
                          nn.Linear(84, 10))
 
 
+@pytest.mark.task("11.3")
 def test_lenet_forward_and_backward_on_a_batch_of_images():
     torch.manual_seed(0)
     net = lenet()

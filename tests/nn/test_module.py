@@ -57,6 +57,7 @@ def test_class_attributes():
     assert "training" not in vars(nn.Module)
 
 
+@pytest.mark.task("8.1")
 def test_forward_missing_raises_pytorch_message():
     with pytest.raises(NotImplementedError, match=r'^Module \[Module\] is missing the required "forward" function$'):
         nn.Module()(torch.ones(1))
@@ -81,6 +82,7 @@ def test_setattr_registers_parameters_modules_buffers():
     assert n.steps is n._buffers["steps"]
 
 
+@pytest.mark.task("7.1")
 def test_assigning_before_init_raises_attribute_error():
     class A(nn.Module):
         def __init__(self):
@@ -108,6 +110,7 @@ def test_assigning_before_init_raises_attribute_error():
         D()
 
 
+@pytest.mark.task("7.1")
 def test_plain_tensor_over_parameter_slot_is_a_type_error():
     lin = nn.Linear(3, 4)
     with pytest.raises(TypeError, match=r"cannot assign 'minitorch.FloatTensor' as parameter 'weight' "
@@ -119,6 +122,7 @@ def test_plain_tensor_over_parameter_slot_is_a_type_error():
     assert lin._parameters["weight"] is None and lin.weight is None
 
 
+@pytest.mark.task("7.1")
 def test_non_module_over_child_slot_and_bad_buffer_value():
     n = Net()
     with pytest.raises(TypeError, match=r"cannot assign 'int' as child module 'fc'"):
@@ -145,6 +149,7 @@ def test_reassigning_moves_between_registries():
     assert "plain" not in vars(n) and "plain" in n._parameters
 
 
+@pytest.mark.task("7.1")
 def test_register_parameter_errors():
     lin = nn.Linear(1, 1)
     lin.existing = 5
@@ -161,6 +166,7 @@ def test_register_parameter_errors():
         lin.register_parameter("foo", torch.zeros(1))
 
 
+@pytest.mark.task("7.2")
 def test_register_buffer_errors_and_persistence():
     lin = nn.Linear(1, 1)
     with key_error('buffer name can\'t contain "."'):
@@ -221,6 +227,7 @@ def test_getattr_and_delattr():
         del n.plain
 
 
+@pytest.mark.task("7.1")
 def test_dir_lists_registered_names():
     names = dir(Net())
     for name in ("fc", "act", "scale", "steps", "forward", "training"):
@@ -287,6 +294,7 @@ def test_none_entries_are_skipped():
 
 
 # ----- apply, train, eval, requires_grad_, zero_grad ------------------------------------
+@pytest.mark.task("7.2")
 def test_apply_is_post_order_and_returns_self():
     root = make_tree()
     seen = []
@@ -305,12 +313,14 @@ def test_train_and_eval_are_recursive():
     assert not root.block[1].training
 
 
+@pytest.mark.task("7.1")
 @pytest.mark.parametrize("mode", [1, 0, "yes", None])
 def test_train_rejects_non_bool(mode):
     with pytest.raises(ValueError, match="^training mode is expected to be boolean$"):
         nn.Linear(1, 1).train(mode)
 
 
+@pytest.mark.task("7.2")
 def test_requires_grad_freezes_and_unfreezes():
     root = make_tree()
     assert root.requires_grad_(False) is root
@@ -320,6 +330,7 @@ def test_requires_grad_freezes_and_unfreezes():
     assert all(p.requires_grad for p in root.parameters())
 
 
+@pytest.mark.task("8.1")
 def test_zero_grad_sets_to_none_or_zeros():
     lin = nn.Linear(2, 1)
     lin(torch.ones(3, 2)).sum().backward()
@@ -333,6 +344,7 @@ def test_zero_grad_sets_to_none_or_zeros():
 
 
 # ----- repr ------------------------------------------------------------------------------
+@pytest.mark.task("7.1")
 def test_repr_nested_sequential_matches_pytorch():
     s = nn.Sequential(nn.Linear(2, 3), nn.ReLU(), nn.Sequential(nn.Linear(3, 1), nn.Sigmoid()))
     assert repr(s) == (
@@ -346,12 +358,14 @@ def test_repr_nested_sequential_matches_pytorch():
         ")")
 
 
+@pytest.mark.task("7.1")
 def test_repr_one_line_and_empty_cases():
     assert repr(nn.Module()) == "Module()"
     assert repr(nn.Linear(3, 4)) == "Linear(in_features=3, out_features=4, bias=True)"
     assert repr(nn.Linear(2, 2, bias=False)) == "Linear(in_features=2, out_features=2, bias=False)"
 
 
+@pytest.mark.task("7.1")
 def test_repr_multi_line_extra_and_children():
     class Odd(nn.Module):
         def __init__(self):
@@ -374,12 +388,14 @@ def test_repr_multi_line_extra_and_children():
     assert repr(OneExtraOneChild()) == "OneExtraOneChild(\n  k=1\n  (inner): Tanh()\n)"
 
 
+@pytest.mark.task("7.1")
 def test_repr_of_none_child():
     m = nn.Module()
     m.add_module("gone", None)
     assert repr(m) == "Module(\n  (gone): None\n)"
 
 
+@pytest.mark.task("7.1")
 def test_repr_of_a_tree_300_deep_prints_like_pytorch():
     # PyTorch 2.13 prints this tree: 601 lines, 185,748 characters.
     deep = nn.Linear(1, 1)
@@ -391,6 +407,7 @@ def test_repr_of_a_tree_300_deep_prints_like_pytorch():
     assert " " * 600 + "(0): Linear(in_features=1, out_features=1, bias=True)" in text
 
 
+@pytest.mark.task("7.1")
 def test_repr_asks_a_child_with_its_own_repr():
     class Named(nn.Module):
         def __repr__(self):
@@ -401,6 +418,7 @@ def test_repr_asks_a_child_with_its_own_repr():
                        "    second line\n  )\n)")
 
 
+@pytest.mark.task("7.1")
 def test_repr_of_a_module_inside_itself_is_a_recursion_error():
     outer = nn.Sequential(nn.Sequential())
     outer[0].add_module("loop", outer)
@@ -408,6 +426,7 @@ def test_repr_of_a_module_inside_itself_is_a_recursion_error():
         repr(outer)
 
 
+@pytest.mark.task("7.1")
 def test_get_submodule():
     root = make_tree()
     assert root.get_submodule("block.0") is root.block[0]
@@ -417,6 +436,7 @@ def test_get_submodule():
 
 
 # ----- dtype conversion -------------------------------------------------------------------
+@pytest.mark.task("8.1")
 def test_to_double_float_keep_parameter_objects():
     bn_net = nn.Sequential(nn.Linear(2, 2), nn.BatchNorm1d(2))
     weight = bn_net[0].weight

@@ -39,6 +39,7 @@ class Net(nn.Module):
         self.lin = nn.Linear(2, 1)
 
 
+@pytest.mark.task("8.2")
 def test_load_state_dict_calls_each_modules_load_from_state_dict():
     calls = []
     net = Net(calls)
@@ -56,6 +57,7 @@ def test_load_state_dict_calls_each_modules_load_from_state_dict():
     assert calls == [("old.", {"version": 1, "assign_to_params_buffers": True}, True, ["old.w"])]
 
 
+@pytest.mark.task("8.2")
 def test_assign_replaces_parameters_keeping_the_checkpoints_dtype_and_requires_grad():
     lin = nn.Linear(2, 1)
     lin.load_state_dict({"weight": torch.ones(1, 2, dtype=torch.float64),
@@ -68,6 +70,7 @@ def test_assign_replaces_parameters_keeping_the_checkpoints_dtype_and_requires_g
     assert not lin.weight.requires_grad and lin.bias.requires_grad
 
 
+@pytest.mark.task("8.2")
 def test_unexpected_keys_follow_pytorchs_rule():
     # a key with no dot must name an entry; one with a dot must start with a child's name
     n = nn.Sequential(nn.Linear(2, 2))
@@ -78,6 +81,7 @@ def test_unexpected_keys_follow_pytorchs_rule():
     assert result.unexpected_keys == ["0", "0.weight.x"]
 
 
+@pytest.mark.task("8.2")
 def test_load_post_hooks_may_clear_missing_keys_before_strict_checks():
     lin = nn.Linear(2, 1)
     lin.register_load_state_dict_post_hook(lambda module, keys: keys.missing_keys.clear())
@@ -90,6 +94,7 @@ class Failing(nn.Module):
         raise ValueError("no")
 
 
+@pytest.mark.task("8.1")
 def test_always_call_hooks_global_and_with_kwargs_see_none():
     seen = []
     handle = register_module_forward_hook(lambda m, a, o: seen.append(("global", o)),
@@ -105,6 +110,7 @@ def test_always_call_hooks_global_and_with_kwargs_see_none():
     assert seen == [("global", None), ("local", {"scale": 2}, None)]
 
 
+@pytest.mark.task("8.1")
 def test_an_always_call_hook_that_raises_only_warns():
     module = Failing()
     module.register_forward_hook(lambda m, a, o: 1 / 0, always_call=True)
@@ -117,6 +123,7 @@ def test_an_always_call_hook_that_raises_only_warns():
         "as another error was raised in forward: division by zero"]
 
 
+@pytest.mark.task("8.1")
 def test_always_call_hooks_run_once_and_see_the_output_when_a_later_hook_fails():
     runs = []
     lin = nn.Linear(1, 1)
@@ -132,6 +139,7 @@ def test_always_call_hooks_run_once_and_see_the_output_when_a_later_hook_fails()
     assert seen == ["Tensor"]
 
 
+@pytest.mark.task("8.1")
 def test_legacy_backward_hook_on_a_module_with_two_output_nodes_warns():
     class Two(nn.Module):
         def forward(self, x):
@@ -147,6 +155,7 @@ def test_legacy_backward_hook_on_a_module_with_two_output_nodes_warns():
         lin(torch.ones(1, 2, requires_grad=True))
 
 
+@pytest.mark.task("8.2")
 def test_buffer_marks_a_tensor_to_register():
     class M(nn.Module):
         def __init__(self):

@@ -22,6 +22,7 @@ from tests.seed_code import Linear, LinearFunction
 pytestmark = [pytest.mark.chapter7, pytest.mark.chapter8]
 
 
+@pytest.mark.task("7.2")
 def test_seed004_linear_module_prints_its_extra_repr(capsys):
     linear = Linear(10, 20)
     print(linear)
@@ -33,12 +34,14 @@ def test_seed004_linear_module_prints_its_extra_repr(capsys):
     assert no_bias.bias is None and list(no_bias._parameters) == ["weight", "bias"]
 
 
+@pytest.mark.task("8.1")
 def test_seed004_the_typo_in_forward_fails_as_in_pytorch():
     # The seed writes ``self,bias``: PyTorch raises NameError for the undefined ``bias`` too.
     with pytest.raises(NameError, match="bias"):
         Linear(2, 3)(torch.randn(4, 2))
 
 
+@pytest.mark.task("8.1")
 def test_seed004_module_on_linear_function_with_the_typo_fixed():
     class FixedLinear(Linear):
         def forward(self, input):
@@ -62,6 +65,7 @@ class MyModule(nn.Module):
         print('after')
 
 
+@pytest.mark.task("8.1")
 def test_seed003_call_override(capsys):
     class WithForward(MyModule):
         def forward(self, x):
@@ -86,11 +90,13 @@ def test_seed003_attribute_groups():
 
 
 # ----- seed 000: the tour of nn.Module --------------------------------------------------
+@pytest.mark.task("8.1")
 def test_seed000_forward_unimplemented():
     with pytest.raises(NotImplementedError):
         nn.Module()(torch.ones(1))
 
 
+@pytest.mark.task("7.2")
 def test_seed000_apply_post_order_train_eval():
     model = nn.Sequential(nn.Linear(2, 2), nn.Sequential(nn.ReLU(), nn.Dropout()))
     visited = []
@@ -104,6 +110,7 @@ def test_seed000_apply_post_order_train_eval():
         model.train("False")
 
 
+@pytest.mark.task("7.1")
 def test_seed000_extra_repr_one_liner_and_children():
     class Block(nn.Module):
         def __init__(self):
@@ -119,6 +126,7 @@ def test_seed000_extra_repr_one_liner_and_children():
                              "  (act): ReLU()\n)")
 
 
+@pytest.mark.task("8.1")
 def test_seed000_call_impl_hooks():
     log = []
     layer = nn.Linear(2, 1)

@@ -39,6 +39,7 @@ def test_keys_in_pytorch_order_own_entries_first():
     assert list(sd) == KEYS          # own parameters, own persistent buffers, then children
 
 
+@pytest.mark.task("8.2")
 def test_metadata_holds_versions():
     sd = Net().state_dict()
     assert sd._metadata == OrderedDict([("", {"version": 1}), ("fc", {"version": 1}), ("bn", {"version": 2})])
@@ -75,7 +76,7 @@ def test_none_parameters_are_left_out():
     assert "fc.bias" not in n.state_dict()
 
 
-@pytest.mark.task("8.3")
+@pytest.mark.task("8.2")
 def test_load_copies_in_place_and_converts_dtype():
     src, dst = Net(), Net()
     weight = dst.fc.weight
@@ -92,7 +93,7 @@ def test_load_copies_in_place_and_converts_dtype():
     assert dst.a.dtype == torch.float32 and dst.a.tolist() == [1.5, 2.5]
 
 
-@pytest.mark.task("8.3")
+@pytest.mark.task("8.2")
 def test_missing_and_unexpected_errors_strict():
     n = Net()
     sd = snapshot(n)
@@ -108,7 +109,7 @@ def test_missing_and_unexpected_errors_strict():
         '\tUnexpected key(s) in state_dict: "extra", "zz.q". ')
 
 
-@pytest.mark.task("8.3")
+@pytest.mark.task("8.2")
 def test_non_strict_returns_the_keys():
     n = Net()
     sd = snapshot(n)
@@ -119,7 +120,7 @@ def test_non_strict_returns_the_keys():
     assert repr(result) == "_IncompatibleKeys(missing_keys=['fc.bias'], unexpected_keys=['extra'])"
 
 
-@pytest.mark.task("8.3")
+@pytest.mark.task("8.2")
 def test_size_mismatch_error_even_when_not_strict():
     n = Net()
     sd = snapshot(n)
@@ -133,7 +134,7 @@ def test_size_mismatch_error_even_when_not_strict():
         assert str(info.value) == message
 
 
-@pytest.mark.task("8.3")
+@pytest.mark.task("8.2")
 def test_all_error_kinds_in_pytorch_order():
     n = Net()
     sd = snapshot(n)
@@ -147,6 +148,7 @@ def test_all_error_kinds_in_pytorch_order():
     assert lines[3].startswith("size mismatch for fc.weight")
 
 
+@pytest.mark.task("8.2")
 def test_non_tensor_value_error():
     n = Net()
     sd = snapshot(n)
@@ -156,11 +158,13 @@ def test_non_tensor_value_error():
         n.load_state_dict(sd)
 
 
+@pytest.mark.task("8.2")
 def test_not_a_mapping():
     with pytest.raises(TypeError, match=r"^Expected state_dict to be dict-like, got <class 'list'>.$"):
         Net().load_state_dict([1])
 
 
+@pytest.mark.task("8.2")
 def test_failed_strict_load_changes_nothing():
     # minitorch's promise (PyTorch keeps the entries it copied before raising)
     n = Net()
@@ -178,6 +182,7 @@ def test_failed_strict_load_changes_nothing():
     assert all(n.state_dict()[k].equal(before[k]) for k in before)
 
 
+@pytest.mark.task("8.2")
 def test_failed_strict_load_with_assign_puts_the_old_parameters_back():
     n = Net()
     weight, steps = n.fc.weight, n.steps
@@ -188,6 +193,7 @@ def test_failed_strict_load_with_assign_puts_the_old_parameters_back():
     assert n.fc.weight is weight and n.steps is steps
 
 
+@pytest.mark.task("8.2")
 def test_failed_non_strict_load_keeps_what_it_copied():
     # as PyTorch 2.13: the good entries are copied, then the error is raised
     n = Net()
@@ -199,13 +205,14 @@ def test_failed_non_strict_load_keeps_what_it_copied():
     assert n.fc.bias.tolist() == [7.0, 7.0, 7.0]
 
 
-@pytest.mark.task("8.3")
+@pytest.mark.task("8.2")
 def test_non_persistent_buffer_not_saved_or_expected():
     n = Net()
     assert "tmp" not in n.state_dict()
     n.load_state_dict(snapshot(n))               # does not report tmp as missing
 
 
+@pytest.mark.task("8.2")
 def test_unexpected_key_for_none_parameter():
     n = Net()
     sd = snapshot(n)
@@ -214,6 +221,7 @@ def test_unexpected_key_for_none_parameter():
         n.load_state_dict(sd)
 
 
+@pytest.mark.task("8.2")
 def test_batchnorm_without_num_batches_tracked_in_old_checkpoint():
     n = Net()
     sd = dict(snapshot(n))                       # no _metadata: treated as an old checkpoint
@@ -221,7 +229,7 @@ def test_batchnorm_without_num_batches_tracked_in_old_checkpoint():
     assert repr(n.load_state_dict(sd)) == "<All keys matched successfully>"
 
 
-@pytest.mark.task("8.3")
+@pytest.mark.task("8.2")
 def test_round_trip_between_models():
     torch.manual_seed(1)
     a = nn.Sequential(nn.Linear(3, 4), nn.ReLU(), nn.Linear(4, 2))
@@ -233,6 +241,7 @@ def test_round_trip_between_models():
 
 
 # ----- hooks ---------------------------------------------------------------------------
+@pytest.mark.task("8.2")
 def test_state_dict_hooks_arguments_and_order():
     lin = nn.Linear(1, 1)
     log = []
@@ -242,6 +251,7 @@ def test_state_dict_hooks_arguments_and_order():
     assert log == [("pre", "p.", False), ("post", ["p.weight", "p.bias"], "p.", {"version": 1})]
 
 
+@pytest.mark.task("8.2")
 def test_state_dict_hook_can_replace_result():
     # PyTorch 2.13: only hooks registered with the older _register_state_dict_hook may
     # replace the state dict; a public post-hook that returns a value is refused.
@@ -254,6 +264,7 @@ def test_state_dict_hook_can_replace_result():
         lin.state_dict()
 
 
+@pytest.mark.task("8.2")
 def test_load_state_dict_pre_and_post_hooks():
     lin = nn.Linear(1, 1)
     log = []
@@ -271,6 +282,7 @@ def test_load_state_dict_pre_and_post_hooks():
     assert lin.bias.tolist() == [9.0]
 
 
+@pytest.mark.task("8.2")
 def test_hooks_removed_by_handles():
     lin = nn.Linear(1, 1)
     log = []

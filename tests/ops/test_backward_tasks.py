@@ -186,7 +186,7 @@ def test_mm_second_derivative_through_the_gradient():
 
 
 # ----- 6.6: sum and mean ---------------------------------------------------------------
-@pytest.mark.task("4.3")
+@pytest.mark.task("4.2")
 @CREATE_GRAPH
 def test_sum_of_everything(create_graph):
     gx, = gradients(lambda x: x.sum(), [A], np.array(1.5), create_graph)
@@ -287,3 +287,22 @@ def test_gradcheck_passes_a_right_backward_and_leaves_the_inputs_alone():
 def test_gradcheck_catches_a_backward_off_by_one_percent():
     x = leaf([0.3, -1.2, 2.0])
     assert gradcheck(WrongCube.apply, (x,), raise_exception=False) is False
+
+
+@pytest.mark.task("6.5")
+@pytest.mark.parametrize("create_graph", [False, True], ids=["plain", "create_graph"])
+def test_addmm_backward_as_linear_uses_it(create_graph):
+    """``addmm(bias, a, w)`` (what ``nn.Linear`` runs): the bias gets the gradient summed
+    over the rows, ``a`` gets ``grad @ w.T``, ``w`` gets ``a.T @ grad`` (PyTorch 2.13)."""
+    f64 = minitorch.float64
+    b = minitorch.tensor([0.5, -1.0], dtype=f64, requires_grad=True)
+    a = minitorch.tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]], dtype=f64, requires_grad=True)
+    w = minitorch.tensor([[1.0, 0.0], [0.0, 1.0], [2.0, -1.0]], dtype=f64, requires_grad=True)
+    y = minitorch.addmm(b, a, w)
+    assert y.grad_fn.name() == "AddmmBackward0"
+    g = minitorch.tensor([[1.0, 2.0], [3.0, 4.0]], dtype=f64)
+    gb, ga, gw = minitorch.autograd.grad(y, [b, a, w], g, create_graph=create_graph)
+    assert gb.tolist() == [4.0, 6.0]
+    assert ga.tolist() == [[1.0, 2.0, 0.0], [3.0, 4.0, 2.0]]
+    assert gw.tolist() == [[13.0, 18.0], [17.0, 24.0], [21.0, 30.0]]
+    assert ga.requires_grad == gw.requires_grad == create_graph

@@ -39,11 +39,13 @@ TRAJECTORIES = [
 ]
 
 
+@pytest.mark.task("9.1")
 @pytest.mark.parametrize("make, expected", TRAJECTORIES)
 def test_matches_pytorch_trajectory(make, expected):
     assert np.allclose(run(make), expected, rtol=1e-5, atol=1e-6)
 
 
+@pytest.mark.task("9.1")
 def test_step_is_in_place_and_skips_params_without_grad():
     a = nn.Parameter(torch.ones(2))
     b = nn.Parameter(torch.ones(2))
@@ -55,6 +57,7 @@ def test_step_is_in_place_and_skips_params_without_grad():
     assert a._version == version + 1 and a.requires_grad and a.is_leaf
 
 
+@pytest.mark.task("9.1")
 def test_zero_grad_set_to_none_and_zeros():
     p = nn.Parameter(torch.ones(2))
     opt = optim.SGD([p], lr=0.1)
@@ -66,6 +69,7 @@ def test_zero_grad_set_to_none_and_zeros():
     assert p.grad is None
 
 
+@pytest.mark.task("9.1")
 def test_param_groups_with_their_own_options():
     lin = nn.Linear(2, 2)
     opt = optim.SGD([{"params": [lin.weight]}, {"params": lin.bias, "lr": 1.0}], lr=0.1, momentum=0.9)
@@ -79,6 +83,7 @@ def test_param_groups_with_their_own_options():
     assert np.allclose((b - lin.bias).detach().numpy(), 1.0)
 
 
+@pytest.mark.task("9.1")
 def test_closure_is_called_and_returned():
     p = nn.Parameter(torch.ones(1))
     opt = optim.Adam([p])
@@ -91,6 +96,7 @@ def test_closure_is_called_and_returned():
     assert opt.step(closure).item() == 3.0
 
 
+@pytest.mark.task("9.1")
 def test_constructor_errors():
     p = torch.zeros(2, requires_grad=True)
     with pytest.raises(ValueError, match="^optimizer got an empty parameter list$"):
@@ -120,6 +126,7 @@ def test_constructor_errors():
         optim.SGD([p, p], lr=0.1)
 
 
+@pytest.mark.task("9.1")
 def test_default_learning_rates_and_repr():
     p = torch.zeros(1, requires_grad=True)
     assert optim.SGD([p]).defaults["lr"] == 1e-3
@@ -129,6 +136,7 @@ def test_default_learning_rates_and_repr():
         "    weight_decay: 0\n)")
 
 
+@pytest.mark.task("9.1")
 def test_state_dict_layout_matches_pytorch():
     a = torch.zeros(2, requires_grad=True)
     sgd = optim.SGD([a], lr=0.1, momentum=0.9)
@@ -149,6 +157,7 @@ def test_state_dict_layout_matches_pytorch():
     assert np.allclose(state["exp_avg"].numpy(), 0.1) and np.allclose(state["exp_avg_sq"].numpy(), 0.001)
 
 
+@pytest.mark.task("9.1")
 def test_load_state_dict_resumes_identically():
     def model_and_opt():
         torch.manual_seed(0)
@@ -174,6 +183,7 @@ def test_load_state_dict_resumes_identically():
     assert model2.weight.allclose(ref_model.weight, atol=1e-7) and model2.bias.allclose(ref_model.bias, atol=1e-7)
 
 
+@pytest.mark.task("9.1")
 def test_load_state_dict_shares_state_tensors_and_checks_groups():
     a = torch.zeros(2, requires_grad=True)
     opt = optim.SGD([a], lr=0.1, momentum=0.9)

@@ -16,6 +16,7 @@ ADAM_KEYS = ["params", "lr", "betas", "eps", "weight_decay", "amsgrad", "maximiz
              "differentiable", "fused", "decoupled_weight_decay"]
 
 
+@pytest.mark.task("9.1")
 def test_param_group_keys_and_defaults():
     w = torch.ones(2, requires_grad=True)
     assert list(optim.SGD([w], lr=0.1).param_groups[0]) == SGD_KEYS
@@ -29,6 +30,7 @@ def test_param_group_keys_and_defaults():
         "foreach": None, "capturable": False, "differentiable": False, "fused": None, "decoupled_weight_decay": False}
 
 
+@pytest.mark.task("9.1")
 def test_repr_lists_every_option():
     text = repr(optim.SGD([torch.ones(2, requires_grad=True)], lr=0.1))
     assert text == ("SGD (\nParameter Group 0\n    dampening: 0\n    differentiable: False\n    foreach: None\n"
@@ -52,6 +54,7 @@ def steps(opt, loss, n=3):
         opt.step()
 
 
+@pytest.mark.task("9.1")
 def test_loaded_state_is_shared_with_the_state_dict():
     w, b, loss = problem()
     opt = optim.SGD([w, b], lr=0.1, momentum=0.9)
@@ -62,12 +65,14 @@ def test_loaded_state_is_shared_with_the_state_dict():
     assert other.param_groups[0]["lr"] == 0.1
 
 
+@pytest.mark.task("9.1")
 def test_adam_decoupled_weight_decay():
     w, b, loss = problem()
     steps(optim.Adam([w, b], lr=0.1, decoupled_weight_decay=True, weight_decay=0.1), loss)
     assert [round(v, 5) for v in w.tolist()] == [1.26403, -1.64687] and round(b.item(), 5) == 0.77888
 
 
+@pytest.mark.task("9.1")
 def test_parameters_given_by_name():
     m = nn.Linear(2, 1)
     opt = optim.SGD(m.named_parameters(), lr=0.1)

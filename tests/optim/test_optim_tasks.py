@@ -59,7 +59,7 @@ def test_momentum_buffer_starts_as_the_gradient_then_decays():
     assert p.tolist() == pytest.approx([0.95 - 0.1 * expected[0], -2.1 - 0.1 * expected[1]])
 
 
-@pytest.mark.task("9.2")
+@pytest.mark.task("9.1")
 @pytest.mark.parametrize("cls_name, options, losses, params", ADAM, ids=_ids(ADAM))
 def test_adam_follows_pytorch(cls_name, options, losses, params):
     got_losses, got_params = train(cls_name, options, np.float64)
@@ -67,13 +67,13 @@ def test_adam_follows_pytorch(cls_name, options, losses, params):
     assert np.allclose(got_params, params, rtol=1e-12, atol=1e-14)
 
 
-@pytest.mark.task("9.2")
+@pytest.mark.task("9.1")
 @pytest.mark.parametrize("make, expected", SHORT_ADAM, ids=["plain", "amsgrad"])
 def test_adam_on_a_quadratic(make, expected):
     assert np.allclose(run(make), expected, rtol=1e-5, atol=1e-6)
 
 
-@pytest.mark.task("9.2")
+@pytest.mark.task("9.1")
 def test_adam_moments_and_bias_corrected_step():
     p = torch.tensor([1.0, -2.0], dtype=torch.float64, requires_grad=True)
     opt = optim.Adam([p], lr=0.1, betas=(0.8, 0.9), eps=1e-3)

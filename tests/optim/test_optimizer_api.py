@@ -45,6 +45,7 @@ def one_step(opt, *params):
     return opt
 
 
+@pytest.mark.task("9.1")
 @pytest.mark.parametrize("name", ALL)
 def test_defaults_and_group_keys_match_pytorch(name):
     p = nn.Parameter(torch.ones(2))
@@ -54,6 +55,7 @@ def test_defaults_and_group_keys_match_pytorch(name):
     assert list(group) == list(DEFAULTS[name]) + ["params"] and group["params"] == [0]
 
 
+@pytest.mark.task("9.1")
 @pytest.mark.parametrize("name, options, keys", [
     ("SGD", {"lr": 0.1}, None),                                   # no momentum: no state at all
     ("SGD", {"lr": 0.1, "momentum": 0.9}, ["momentum_buffer"]),
@@ -79,6 +81,7 @@ def test_state_layout_after_a_step(name, options, keys):
         assert state[0]["step"].item() == 1.0
 
 
+@pytest.mark.task("9.1")
 def test_state_values_after_one_step_match_pytorch():
     p = nn.Parameter(torch.ones(2))
     rms = one_step(optim.RMSprop([p], lr=0.1, momentum=0.9, centered=True), p).state[p]
@@ -89,6 +92,7 @@ def test_state_values_after_one_step_match_pytorch():
     assert np.allclose(adam["exp_avg"].numpy(), 0.1) and np.allclose(adam["max_exp_avg_sq"].numpy(), 0.001)
 
 
+@pytest.mark.task("9.1")
 def test_adagrad_makes_its_state_when_built():
     p = nn.Parameter(torch.ones(2))
     opt = optim.Adagrad([p], initial_accumulator_value=0.5)
@@ -103,6 +107,7 @@ def test_adagrad_makes_its_state_when_built():
     assert opt.state[q]["sum"].tolist() == [1.5, 1.5, 1.5] and opt.state[q]["step"].item() == 1.0
 
 
+@pytest.mark.task("9.1")
 def test_state_dict_holds_the_state_itself_and_other_keys_as_they_are():
     p = nn.Parameter(torch.ones(2))
     opt = one_step(optim.Adam([p]), p)
@@ -111,10 +116,12 @@ def test_state_dict_holds_the_state_itself_and_other_keys_as_they_are():
     assert sd["state"][0] is opt.state[p] and list(sd["state"]) == [0, "extra"]
 
 
+@pytest.mark.task("9.1")
 def test_adam_has_no_state_before_its_first_step():
     assert optim.Adam([nn.Parameter(torch.ones(2))]).state_dict()["state"] == {}
 
 
+@pytest.mark.task("9.1")
 @pytest.mark.parametrize("name", ALL)
 def test_step_runs_under_no_grad_in_place(name):
     p = nn.Parameter(torch.ones(3))
@@ -128,6 +135,7 @@ def test_step_runs_under_no_grad_in_place(name):
     assert all(not v.requires_grad for v in opt.state[p].values())
 
 
+@pytest.mark.task("9.1")
 def test_closure_runs_with_grad_enabled():
     p = nn.Parameter(torch.ones(2))
     opt = optim.Adam([p], lr=0.1)
@@ -144,6 +152,7 @@ def test_closure_runs_with_grad_enabled():
     assert modes == [True] and torch.is_grad_enabled()
 
 
+@pytest.mark.task("9.1")
 def test_params_without_grad_are_left_alone():
     a, b = nn.Parameter(torch.ones(2)), nn.Parameter(torch.ones(2))
     opt = optim.AdamW([a, b], lr=0.1)
@@ -153,6 +162,7 @@ def test_params_without_grad_are_left_alone():
     assert torch.equal(b.detach(), b_before) and b not in opt.state
 
 
+@pytest.mark.task("9.1")
 def test_param_groups_with_their_own_options():
     lin = nn.Linear(3, 2)
     opt = optim.RMSprop([{"params": lin.weight}, {"params": [lin.bias], "lr": 0.5, "centered": True}],
@@ -164,6 +174,7 @@ def test_param_groups_with_their_own_options():
     assert "grad_avg" in opt.state[lin.bias] and "grad_avg" not in opt.state[lin.weight]
 
 
+@pytest.mark.task("9.1")
 def test_repr_lists_groups_separated_by_a_blank_line():
     a, b = nn.Parameter(torch.ones(1)), nn.Parameter(torch.ones(1))
     opt = optim.Adagrad([{"params": [a]}, {"params": [b], "lr": 1}], lr=0.1)
@@ -174,6 +185,7 @@ def test_repr_lists_groups_separated_by_a_blank_line():
                          + group.format(1) + ")")
 
 
+@pytest.mark.task("9.1")
 def test_named_parameters_keep_their_names():
     model = nn.Linear(2, 1)
     opt = optim.SGD(model.named_parameters(), lr=0.1)
@@ -186,6 +198,7 @@ def test_named_parameters_keep_their_names():
         optim.SGD([("weight", model.weight), model.bias], lr=0.1)
 
 
+@pytest.mark.task("9.1")
 def test_add_param_group():
     a, b = nn.Parameter(torch.ones(2)), nn.Parameter(torch.ones(3))
     opt = optim.Adam([a], lr=0.1)
@@ -201,6 +214,7 @@ def test_add_param_group():
         opt.add_param_group({"params": {nn.Parameter(torch.ones(1))}})
 
 
+@pytest.mark.task("9.1")
 def test_which_tensors_can_be_optimized():
     p = nn.Parameter(torch.ones(2))
     optim.SGD({p}, lr=0.1)                                   # a set is fine for the first argument
@@ -247,6 +261,7 @@ def test_adamw_has_no_decoupled_weight_decay_argument():
         optim.AdamW([nn.Parameter(torch.ones(1))], decoupled_weight_decay=False)
 
 
+@pytest.mark.task("9.1")
 @pytest.mark.parametrize("name", ALL)
 def test_implementation_flags_are_accepted_or_refused_clearly(name):
     p = [nn.Parameter(torch.ones(1))]
@@ -279,6 +294,7 @@ def _train(model, opt, x, y, steps):
         opt.step()
 
 
+@pytest.mark.task("9.1")
 @pytest.mark.parametrize("name", ALL)
 def test_load_state_dict_resumes_identically(name):
     torch.manual_seed(1)
@@ -296,6 +312,7 @@ def test_load_state_dict_resumes_identically(name):
         assert torch.equal(p.detach(), q.detach())
 
 
+@pytest.mark.task("9.1")
 def test_load_state_dict_casts_to_the_parameter_dtype_but_not_the_step():
     a = nn.Parameter(torch.zeros(2))
     sd = one_step(optim.Adam([a], lr=0.1), a).state_dict()
@@ -307,6 +324,7 @@ def test_load_state_dict_casts_to_the_parameter_dtype_but_not_the_step():
     assert opt.param_groups[0]["lr"] == 0.1 and opt.param_groups[0]["params"] == [d]
 
 
+@pytest.mark.task("9.1")
 def test_load_state_dict_fills_options_missing_from_an_older_checkpoint():
     a = nn.Parameter(torch.zeros(2))
     sd = optim.SGD([a], lr=0.1).state_dict()
@@ -318,6 +336,7 @@ def test_load_state_dict_fills_options_missing_from_an_older_checkpoint():
     assert "foreach" not in sd["param_groups"][0]          # the checkpoint itself is not changed
 
 
+@pytest.mark.task("9.1")
 def test_load_state_dict_errors():
     a, b = nn.Parameter(torch.zeros(2)), nn.Parameter(torch.zeros(2))
     sd = one_step(optim.Adam([a]), a).state_dict()
@@ -330,6 +349,7 @@ def test_load_state_dict_errors():
         optim.Adam([a]).load_state_dict({"state": {}})
 
 
+@pytest.mark.task("9.1")
 def test_state_dict_survives_save_and_load(tmp_path):
     model, opt = _model_and("Adam")
     x = torch.randn(4, 3)
@@ -340,6 +360,7 @@ def test_state_dict_survives_save_and_load(tmp_path):
     assert torch.equal(loaded["state"][0]["exp_avg"], opt.state_dict()["state"][0]["exp_avg"])
 
 
+@pytest.mark.task("9.1")
 @given(shape=shapes(min_dims=1, max_dims=2), data=st.data())
 def test_sgd_step_is_the_formula_for_any_shape(shape, data):
     values = data.draw(arrays(shape))
@@ -352,6 +373,7 @@ def test_sgd_step_is_the_formula_for_any_shape(shape, data):
     assert np.allclose(p.detach().numpy(), values - 0.25 * (grads + 0.5 * values), rtol=1e-12, atol=1e-12)
 
 
+@pytest.mark.task("9.1")
 def test_groups_are_all_named_or_all_unnamed():
     model = nn.Linear(2, 1)
     with pytest.raises(ValueError, match="^all optimizer param groups should be with/without names. cannot "

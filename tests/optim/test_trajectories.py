@@ -163,6 +163,7 @@ def _name(case):
     return cls_name + "(" + ", ".join(f"{k}={v}" for k, v in options.items()) + ")"
 
 
+@pytest.mark.task("9.1")
 @pytest.mark.parametrize("cls_name, options, losses, params", FLOAT32, ids=[_name(c) for c in FLOAT32])
 def test_float32_trajectory_matches_pytorch(cls_name, options, losses, params):
     got_losses, got_params = train(cls_name, options, np.float32)
@@ -170,6 +171,7 @@ def test_float32_trajectory_matches_pytorch(cls_name, options, losses, params):
     assert np.allclose(got_params, params, rtol=2e-6, atol=2e-7)
 
 
+@pytest.mark.task("9.1")
 @pytest.mark.parametrize("cls_name, options, losses, params", FLOAT64, ids=[_name(c) for c in FLOAT64])
 def test_float64_trajectory_matches_pytorch(cls_name, options, losses, params):
     got_losses, got_params = train(cls_name, options, np.float64)
@@ -177,6 +179,7 @@ def test_float64_trajectory_matches_pytorch(cls_name, options, losses, params):
     assert np.allclose(got_params, params, rtol=1e-13, atol=1e-15)
 
 
+@pytest.mark.task("9.1")
 @pytest.mark.parametrize("cls_name", ["SGD", "Adam", "AdamW", "RMSprop", "Adagrad"])
 def test_state_keeps_the_parameter_dtype(cls_name):
     w = as_tensor(W0, np.float64).requires_grad_()

@@ -39,6 +39,7 @@ SEGMENTS = lambda m, x: checkpoint_sequential(m, 4, x, use_reentrant=False)  # n
 REENTRANT = lambda m, x: checkpoint_sequential(m, 4, x, use_reentrant=True)  # noqa: E731
 
 
+@pytest.mark.task("14.1")
 @pytest.mark.parametrize("how", [WHOLE, SEGMENTS, REENTRANT])
 def test_gradients_equal_the_plain_ones(how):
     model = deep_mlp(depth=6, width=16)
@@ -67,6 +68,7 @@ def held_after_forward(model, inputs, how):
     return held
 
 
+@pytest.mark.task("14.1")
 def test_checkpointing_holds_less_memory_between_forward_and_backward():
     model = deep_mlp()
     inputs = torch.randn(64, 128, dtype=torch.float64, requires_grad=True)
@@ -83,6 +85,7 @@ def test_checkpointing_holds_less_memory_between_forward_and_backward():
     assert whole < 2 * activation
 
 
+@pytest.mark.task("14.1")
 def test_dropout_draws_the_same_mask_when_recomputed():
     torch.manual_seed(0)
     inputs = torch.randn(50, dtype=torch.float64, requires_grad=True)
@@ -92,6 +95,7 @@ def test_dropout_draws_the_same_mask_when_recomputed():
     np.testing.assert_array_equal(inputs.grad.numpy() != 0, out.detach().numpy() != 0)
 
 
+@pytest.mark.task("14.1")
 def test_use_reentrant_must_be_passed_explicitly():
     inputs = torch.randn(3, requires_grad=True)
     with pytest.warns(UserWarning, match="torch.utils.checkpoint: the use_reentrant parameter "
@@ -105,12 +109,15 @@ def test_use_reentrant_must_be_passed_explicitly():
         checkpoint(torch.sin, inputs, use_reentrant=False)
 
 
+@pytest.mark.task("14.1")
 @pytest.mark.parametrize("call, error, message", [
     (lambda x: checkpoint(torch.sin, x, use_reentrant=True, context_fn=lambda: None),
      ValueError, "Passing `context_fn` or `debug` is only supported when use_reentrant=False."),
     (lambda x: checkpoint(torch.sin, x, use_reentrant=False, determinism_check="x"),
      ValueError, "determinism_check should be one of ['default', 'none'], but got x"),
     (lambda x: checkpoint(torch.sin, x, use_reentrant=False, foo=1), TypeError, "foo"),
+    (lambda x: checkpoint(lambda a, scale=1.0: a * scale, x, use_reentrant=True, scale=2.0),
+     ValueError, "Unexpected keyword arguments: scale"),
 ])
 def test_errors_as_pytorch(call, error, message):
     with pytest.raises(error) as info:
@@ -118,6 +125,7 @@ def test_errors_as_pytorch(call, error, message):
     assert message in str(info.value)
 
 
+@pytest.mark.task("14.1")
 def test_a_recomputation_that_saves_other_shapes_is_caught():
     calls = [0]
 
@@ -131,6 +139,7 @@ def test_a_recomputation_that_saves_other_shapes_is_caught():
     assert issubclass(CheckpointError, RuntimeError)
 
 
+@pytest.mark.task("14.1")
 def test_saved_tensor_hooks_do_the_work():
     """Nothing of what the function saves is kept: each saved tensor is packed to its
     number by chapter 5's hooks."""
@@ -142,6 +151,7 @@ def test_saved_tensor_hooks_do_the_work():
                                 np.exp(inputs.detach().numpy())), rtol=1e-12)
 
 
+@pytest.mark.task("14.1")
 def test_node_names_as_pytorch():
     # Expected names from PyTorch 2.13: the reentrant variant records one node of its own;
     # the other leaves the graph of the function's ops (the last segment of

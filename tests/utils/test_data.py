@@ -33,9 +33,9 @@ def describe(x):
     if isinstance(x, torch.Tensor):
         return ("tensor", str(x.dtype).split(".")[-1], x.tolist())
     if isinstance(x, dict):
-        return (type(x).__name__, {k: describe(v) for k, v in x.items()})
+        return (type(x).__name__, dict(zip(x, map(describe, x.values()))))
     if isinstance(x, (list, tuple)):
-        return (type(x).__name__, [describe(v) for v in x])
+        return (type(x).__name__, list(map(describe, x)))
     return x
 
 
@@ -43,6 +43,7 @@ Point = collections.namedtuple("Point", "x y")
 
 
 # ----- default_collate ------------------------------------------------------------------
+@pytest.mark.task("10.2")
 @pytest.mark.parametrize("batch, expected", [
     ([1, 2, 3], ("tensor", "int64", [1, 2, 3])),
     ([1.0, 2.5], ("tensor", "float64", [1.0, 2.5])),
@@ -73,6 +74,7 @@ def test_default_collate_matches_pytorch(batch, expected):
     assert describe(default_collate(batch)) == expected
 
 
+@pytest.mark.task("10.2")
 def test_numpy_arrays_keep_their_dtype():
     # PyTorch 2.13: default_collate keeps int32 and float16 arrays as they are.
     assert describe(default_collate([np.array([1, 2], dtype=np.int32), np.array([3, 4], dtype=np.int32)])) == \
@@ -80,6 +82,7 @@ def test_numpy_arrays_keep_their_dtype():
     assert default_collate([np.array([1.0], dtype=np.float16)]).dtype == torch.float16
 
 
+@pytest.mark.task("10.2")
 @pytest.mark.parametrize("batch, error, message", [
     ([np.array(["a"]), np.array(["b"])], TypeError,
      "default_collate: batch must contain tensors, numpy arrays, numbers, dicts or lists; found <U1"),
@@ -97,6 +100,7 @@ def test_default_collate_errors(batch, error, message):
     assert str(info.value) == message
 
 
+@pytest.mark.task("10.2")
 def test_default_collate_of_tensors_of_different_shapes_raises_runtime_error():
     with pytest.raises(RuntimeError, match="stack expects each tensor to be equal size"):
         default_collate([torch.ones(2), torch.ones(3)])
@@ -104,6 +108,7 @@ def test_default_collate_of_tensors_of_different_shapes_raises_runtime_error():
         default_collate([])
 
 
+@pytest.mark.task("10.2")
 @given(shape=shapes(max_dims=3), size=st.integers(1, 5), data=st.data())
 def test_default_collate_stacks_any_shape(shape, size, data):
     samples = [data.draw(arrays(shape)) for _ in range(size)]
@@ -112,6 +117,7 @@ def test_default_collate_stacks_any_shape(shape, size, data):
     assert np.array_equal(default_collate(samples).numpy(), np.stack(samples))
 
 
+@pytest.mark.task("10.2")
 def test_default_convert_turns_numpy_into_tensors_and_keeps_the_rest():
     assert describe(default_convert([np.array([1, 2]), 3, (np.float32(1),)])) == (
         "list", [("tensor", "int64", [1, 2]), 3, ("list", [("tensor", "float32", 1.0)])])
@@ -130,6 +136,7 @@ def firsts(loader):
     return [batch[0].tolist() for batch in loader]
 
 
+@pytest.mark.task("10.2")
 def test_batches_len_and_drop_last():
     assert firsts(DataLoader(ten(), batch_size=4)) == [[0, 1, 2, 3], [4, 5, 6, 7], [8, 9]]
     assert firsts(DataLoader(ten(), batch_size=4, drop_last=True)) == [[0, 1, 2, 3], [4, 5, 6, 7]]
@@ -138,6 +145,7 @@ def test_batches_len_and_drop_last():
     assert type(batch) is list and batch[1].dtype == torch.float32
 
 
+@pytest.mark.task("10.2")
 def test_default_loader_has_batch_size_one_and_pytorchs_parts():
     loader = DataLoader(ten())
     assert loader.batch_size == 1 and loader.drop_last is False and loader.num_workers == 0
@@ -151,6 +159,7 @@ def test_default_loader_has_batch_size_one_and_pytorchs_parts():
     assert len(unbatched) == 10
 
 
+@pytest.mark.task("10.2")
 def test_plain_lists_work_as_datasets():
     assert [b.tolist() for b in DataLoader([1, 2, 3, 4, 5], batch_size=2)] == [[1, 2], [3, 4], [5]]
     assert next(iter(DataLoader(["a", "b", "c"], batch_size=2))) == ["a", "b"]
@@ -158,6 +167,7 @@ def test_plain_lists_work_as_datasets():
         "dict", {"x": ("tensor", "float64", [1.0, 2.0])})
 
 
+@pytest.mark.task("10.2")
 def test_shuffle_is_a_new_permutation_each_epoch_and_reproducible():
     loader = DataLoader(TensorDataset(torch.arange(50)), batch_size=7, shuffle=True)
     torch.manual_seed(3)
@@ -168,6 +178,7 @@ def test_shuffle_is_a_new_permutation_each_epoch_and_reproducible():
     assert [sum(firsts(loader), []) for _ in range(3)] == epochs
 
 
+@pytest.mark.task("10.2")
 def test_shuffle_with_a_generator_ignores_the_global_seed():
     def order(seed):
         loader = DataLoader(list(range(20)), batch_size=20, shuffle=True,
@@ -177,6 +188,7 @@ def test_shuffle_with_a_generator_ignores_the_global_seed():
     assert order(1) == order(1) and order(1) != order(2) and sorted(order(1)) == list(range(20))
 
 
+@pytest.mark.task("10.2")
 def test_custom_collate_fn_sampler_and_batch_sampler():
     loader = DataLoader(list(range(6)), batch_size=4, collate_fn=lambda batch: sum(batch))
     assert list(loader) == [6, 9]
@@ -199,6 +211,7 @@ class CountingWithLen(Counting):
         return 7
 
 
+@pytest.mark.task("10.2")
 def test_iterable_datasets():
     assert [b.tolist() for b in DataLoader(Counting(), batch_size=3)] == [[0, 1, 2], [3, 4, 5], [6]]
     assert [b.tolist() for b in DataLoader(Counting(), batch_size=3, drop_last=True)] == [[0, 1, 2], [3, 4, 5]]
@@ -240,6 +253,7 @@ def test_loader_errors_match_pytorch(make, message):
     assert str(info.value) == message
 
 
+@pytest.mark.task("10.2")
 def test_worker_processes_are_refused_clearly():
     with pytest.raises(ValueError, match="^num_workers=2 is not supported: minitorch loads data in the main "
                                          "process only, without worker processes. Use num_workers=0.$"):
@@ -251,6 +265,7 @@ def test_worker_processes_are_refused_clearly():
     DataLoader(ten(), pin_memory=True, worker_init_fn=print, timeout=0)      # accepted, no effect
 
 
+@pytest.mark.task("10.2")
 def test_batching_attributes_are_frozen_after_init():
     loader = DataLoader(ten())
     with pytest.raises(ValueError, match="^batch_size attribute should not be set after DataLoader is "
@@ -260,6 +275,7 @@ def test_batching_attributes_are_frozen_after_init():
 
 
 # ----- samplers ------------------------------------------------------------------------------
+@pytest.mark.task("10.2")
 def test_samplers():
     assert list(SequentialSampler(range(3))) == [0, 1, 2]
     assert len(RandomSampler(ten())) == 10 and len(RandomSampler(ten(), num_samples=4)) == 4
@@ -273,6 +289,7 @@ def test_samplers():
     assert len(BatchSampler(range(7), 3, False)) == 3 and len(BatchSampler(range(7), 3, True)) == 2
 
 
+@pytest.mark.task("10.2")
 def test_sampler_errors_match_pytorch():
     with pytest.raises(ValueError, match="^num_samples should be a positive integer value, but got num_samples=0$"):
         RandomSampler(ten(), num_samples=0)
@@ -315,6 +332,7 @@ def test_base_dataset_and_concatenation():
         ConcatDataset([Counting()])
 
 
+@pytest.mark.task("10.2")
 def test_subset():
     sub = Subset(ten(), [3, 1, 5])
     assert len(sub) == 3 and sub[1][0].item() == 1
@@ -392,6 +410,7 @@ def test_reachable_as_in_pytorch():
     assert data.TensorDataset is TensorDataset
 
 
+@pytest.mark.task("10.2")
 def test_training_with_a_dataloader_as_the_nn_tutorial_does():
     """A logistic regression on two blobs, trained with TensorDataset, DataLoader and SGD."""
     torch.manual_seed(0)
@@ -422,6 +441,7 @@ def test_training_with_a_dataloader_as_the_nn_tutorial_does():
 
 
 # ----- the draw of each epoch -------------------------------------------------------------
+@pytest.mark.task("10.2")
 @pytest.mark.parametrize("shuffle", [False, True])
 def test_every_iteration_draws_one_number_from_the_global_generator(shuffle):
     # PyTorch 2.13: iter(loader) draws one int64 for its workers' seed, shuffled or not
@@ -438,6 +458,7 @@ def test_every_iteration_draws_one_number_from_the_global_generator(shuffle):
     assert torch.rand(3).equal(after)
 
 
+@pytest.mark.task("10.2")
 def test_the_draw_happens_at_iter_before_any_batch():
     loader = DataLoader(range(6), batch_size=3)
     torch.manual_seed(0)
@@ -448,6 +469,7 @@ def test_the_draw_happens_at_iter_before_any_batch():
     assert torch.rand(3).equal(after_iter)
 
 
+@pytest.mark.task("10.2")
 def test_an_evaluation_loop_shifts_later_dropout_masks():
     data = DataLoader(TensorDataset(torch.ones(4, 2)), batch_size=2)
     torch.manual_seed(0)
@@ -458,6 +480,7 @@ def test_an_evaluation_loop_shifts_later_dropout_masks():
     assert not F.dropout(torch.ones(8), 0.5).equal(first)
 
 
+@pytest.mark.task("10.2")
 def test_a_loader_with_its_own_generator_leaves_the_global_one_alone():
     loader = DataLoader(range(4), batch_size=2, generator=torch.Generator().manual_seed(1))
     torch.manual_seed(0)

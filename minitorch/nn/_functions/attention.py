@@ -28,6 +28,7 @@ __all__ = ["ScaledDotProductAttention", "ScaledDotProductAttentionMath", "attent
 def attention_weights(q, k, bias, scale):
     """softmax(q @ k^T * scale + bias) over the last dim, on arrays; rows with every key
     masked get zeros."""
+    ### BEGIN SOLUTION 15.2
     scores = np.matmul(q * q.dtype.type(scale), np.swapaxes(k, -1, -2))
     if bias is not None:
         scores += bias
@@ -41,19 +42,24 @@ def attention_weights(q, k, bias, scale):
         total[total == 0] = 1
     scores /= total
     return scores
+    ### END SOLUTION 15.2
 
 
 def _repeat_heads(x, groups):
     """Grouped-query attention: each key/value head serves ``groups`` query heads."""
+    ### BEGIN SOLUTION 15.2
     return x if groups == 1 else np.repeat(x, groups, axis=-3)
+    ### END SOLUTION 15.2
 
 
 def _sum_heads(grad, groups):
     """The gradient of ``_repeat_heads``: the copies of each head summed back."""
+    ### BEGIN SOLUTION 15.2
     if groups == 1:
         return grad
     shape = grad.shape
     return grad.reshape(shape[:-3] + (shape[-3] // groups, groups) + shape[-2:]).sum(axis=-3)
+    ### END SOLUTION 15.2
 
 
 class ScaledDotProductAttention(BuiltinFunction):
@@ -67,6 +73,11 @@ class ScaledDotProductAttention(BuiltinFunction):
 
     @staticmethod
     def forward(ctx, query, key, value, bias, keep, scale, groups):
+        """``softmax(q k^T * scale + bias) @ v`` on arrays (``attention_weights``), with the
+        weights multiplied by ``keep`` (dropout's mask, already divided by 1 - p) when given;
+        key and value heads repeated ``groups`` times for grouped-query attention.  Saves the
+        query, key and value, and the weights, bias, keep, scale and groups on ``ctx``."""
+        ### BEGIN SOLUTION 15.2
         q, k, v = _dense(query._data), _dense(_repeat_heads(key._data, groups)), \
             _dense(_repeat_heads(value._data, groups))
         weights = attention_weights(q, k, bias, scale)
@@ -74,11 +85,13 @@ class ScaledDotProductAttention(BuiltinFunction):
         ctx.save_for_backward(query, key, value)
         dropped = weights if keep is None else weights * keep
         return np.matmul(dropped, v)
+        ### END SOLUTION 15.2
 
     @staticmethod
     def backward(ctx, grad):
         """Written with tensor operations (the weights recomputed from q and k), so that
         the gradient can be differentiated again."""
+        ### BEGIN SOLUTION 15.2
         query, key, value = ctx.saved_tensors
         k, v = _repeat_tensor_heads(key, ctx.groups), _repeat_tensor_heads(value, ctx.groups)
         scores = (query @ k.transpose(-1, -2)) * ctx.scale
@@ -101,9 +114,15 @@ class ScaledDotProductAttention(BuiltinFunction):
                 _sum_tensor_heads(grad_v, ctx.groups)
         return (unbroadcast(grad_q, query.shape), unbroadcast(grad_k, key.shape),
                 unbroadcast(grad_v, value.shape), None, None, None, None)
+        ### END SOLUTION 15.2
 
     @staticmethod
     def backward_on_arrays(ctx, grad):
+        """The gradients of query, key and value on arrays, from the saved weights (the
+        softmax's backward: ``w * (d - sum(d * w))`` row by row, ``d`` the gradient of the
+        weights), the same dropout mask, and the repeated heads summed back; None for what
+        needs no gradient and for the four constants."""
+        ### BEGIN SOLUTION 15.2
         q, key, value = ctx.saved_arrays
         q, grad = _dense(q), _dense(grad)
         k, v = _dense(_repeat_heads(key, ctx.groups)), _dense(_repeat_heads(value, ctx.groups))
@@ -127,6 +146,7 @@ class ScaledDotProductAttention(BuiltinFunction):
                 grad_k = _fit(_sum_heads(np.matmul(np.swapaxes(d, -1, -2), q), ctx.groups),
                               key.shape)
         return grad_q, grad_k, grad_v, None, None, None, None
+        ### END SOLUTION 15.2
 
 
     @classmethod
@@ -167,13 +187,19 @@ def _wrap(array):
 
 
 def _repeat_tensor_heads(x, groups):
+    """``_repeat_heads`` on tensors (recorded, for the double backward)."""
+    ### BEGIN SOLUTION 15.2
     if groups == 1:
         return x
     shape = tuple(x.shape)
     wide = x.unsqueeze(-3).expand(*shape[:-2], groups, *shape[-2:])
     return wide.reshape(*shape[:-3], shape[-3] * groups, *shape[-2:])
+    ### END SOLUTION 15.2
 
 
 def _sum_tensor_heads(grad, groups):
+    """``_sum_heads`` on tensors (recorded, for the double backward)."""
+    ### BEGIN SOLUTION 15.2
     shape = tuple(grad.shape)
     return grad.reshape(*shape[:-3], shape[-3] // groups, groups, *shape[-2:]).sum(-3)
+    ### END SOLUTION 15.2

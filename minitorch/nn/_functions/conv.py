@@ -23,7 +23,6 @@ gradients (``create_graph=True``, ``gradgradcheck``) work to any order.
 The same code serves 1, 2 (and 3) spatial dimensions.
 """
 
-import itertools
 import math
 from collections import namedtuple
 
@@ -59,12 +58,14 @@ def pad_array(x, padding, value=0):
 def windows(xp, kernel, stride, dilation, out):
     """A read-only view of every window of ``xp`` (already padded), of shape
     ``(batch, channels, *out, *kernel)``: nothing is copied."""
+    ### BEGIN SOLUTION 11.3
     lead = xp.ndim - len(kernel)
     steps = xp.strides[lead:]
     shape = xp.shape[:lead] + tuple(out) + tuple(kernel)
     strides = (xp.strides[:lead] + tuple(st * s for st, s in zip(steps, stride))
                + tuple(st * d for st, d in zip(steps, dilation)))
     return np.lib.stride_tricks.as_strided(xp, shape, strides, writeable=False)
+    ### END SOLUTION 11.3
 
 
 def _out_shape(spatial, kernel, geometry):
@@ -81,20 +82,25 @@ def _groups(channels, groups):
 def im2col(win):
     """The windows ``(batch, C, *out, *kernel)`` as a matrix with one row per (sample,
     output position) and one column per (channel, kernel offset): the one copy made."""
+    ### BEGIN SOLUTION 11.3
     n = (win.ndim - 2) // 2
     order = (0,) + tuple(range(2, 2 + n)) + (1,) + tuple(range(2 + n, 2 + 2 * n))
     rows = win.shape[0] * math.prod(win.shape[2:2 + n])
     return np.ascontiguousarray(win.transpose(order)).reshape(rows, -1)
+    ### END SOLUTION 11.3
 
 
 def _as_rows(g):
     """``(batch, C, *out)`` as a matrix with one row per (sample, output position)."""
+    ### BEGIN SOLUTION 11.3
     return np.moveaxis(g, 1, -1).reshape(-1, g.shape[1])
+    ### END SOLUTION 11.3
 
 
 def conv_array(x, w, geometry):
     """The convolution of ``x`` (batch, C_in, *spatial) with ``w`` (C_out, C_in/groups,
     *kernel), without bias: (batch, C_out, *out)."""
+    ### BEGIN SOLUTION 11.3
     kernel = w.shape[2:]
     out = _out_shape(x.shape[2:], kernel, geometry)
     win = windows(pad_array(x, geometry.padding), kernel, geometry.stride, geometry.dilation, out)
@@ -103,11 +109,13 @@ def conv_array(x, w, geometry):
     result = parts[0] if len(parts) == 1 else np.concatenate(parts, axis=-1)
     result = result.reshape((x.shape[0],) + tuple(out) + (w.shape[0],))
     return np.ascontiguousarray(np.moveaxis(result, -1, 1))        # (batch, C_out, *out)
+    ### END SOLUTION 11.3
 
 
 def input_grad_array(g, w, input_shape, geometry):
     """The gradient for the input: each window's share of ``g`` (batch, C_out, *out)
     added back where the window was read ("col2im")."""
+    ### BEGIN SOLUTION 11.3
     n = w.ndim - 2
     kernel = w.shape[2:]
     padded = input_shape[:2] + tuple(size + b + a for size, (b, a) in
@@ -121,16 +129,19 @@ def input_grad_array(g, w, input_shape, geometry):
         cols = (_as_rows(g[:, cout]) @ wg.reshape(wg.shape[0], -1)).reshape(
             (g.shape[0],) + tuple(out) + wg.shape[1:])
         cols = np.moveaxis(cols, 1 + n, 1)                  # (batch, c, *out, *kernel)
-        for k in itertools.product(*(range(size) for size in kernel)):
-            where = tuple(slice(i * d, i * d + s * (o - 1) + 1, s) for i, d, s, o in
+        for k in np.ndindex(*kernel):
+            # kernel offset k read o places per dim, s apart, from i * d on
+            where = tuple(slice(i * d, i * d + s * o, s) for i, d, s, o in
                           zip(k, geometry.dilation, geometry.stride, out))
             gxp[(slice(None), cin) + where] += cols[(Ellipsis,) + k]
-    inner = tuple(slice(b, b + size) for size, (b, _) in zip(input_shape[2:], geometry.padding))
-    return np.ascontiguousarray(gxp[(slice(None), slice(None)) + inner])
+    crop = tuple(slice(b, -a or None) for b, a in geometry.padding)
+    return gxp[(slice(None), slice(None)) + crop].copy()
+    ### END SOLUTION 11.3
 
 
 def weight_grad_array(x, g, weight_shape, geometry):
     """The gradient for the weight: each window times the gradient of its output."""
+    ### BEGIN SOLUTION 11.3
     kernel = weight_shape[2:]
     out = g.shape[2:]
     win = windows(pad_array(x, geometry.padding), kernel, geometry.stride, geometry.dilation, out)
@@ -138,6 +149,7 @@ def weight_grad_array(x, g, weight_shape, geometry):
              zip(_groups(x.shape[1], geometry.groups), _groups(weight_shape[0], geometry.groups))]
     result = parts[0] if len(parts) == 1 else np.concatenate(parts, axis=0)
     return result.reshape(weight_shape)
+    ### END SOLUTION 11.3
 
 
 def _bias_dims(ndim):
@@ -153,6 +165,11 @@ class Convolution(BuiltinFunction):
 
     @staticmethod
     def forward(ctx, input, weight, bias, geometry):
+        """``conv(input, weight)`` (``conv_array``) plus ``bias`` (None or one value per
+        output channel), on arrays.  Saves ``input`` when the weight needs a gradient and
+        ``weight`` when the input does (each gradient needs the other one), and the shapes and
+        ``geometry`` for backward."""
+        ### BEGIN SOLUTION 11.3
         need_input, need_weight = ctx.needs_input_grad[:2]
         ctx.save_for_backward(input if need_weight else None, weight if need_input else None)
         ctx.geometry, ctx.input_shape, ctx.weight_shape = geometry, input.shape, weight.shape
@@ -160,9 +177,15 @@ class Convolution(BuiltinFunction):
         if bias is not None:
             out += bias._data.reshape((-1,) + (1,) * (out.ndim - 2))
         return out
+        ### END SOLUTION 11.3
 
     @staticmethod
     def backward(ctx, grad):
+        """The gradients of input, weight and bias (None for each that needs none, and for
+        ``geometry``), written with Functions (``ConvolutionBackwardInput``,
+        ``ConvolutionBackwardWeight``) so that they can be differentiated again; the bias
+        gradient sums ``grad`` over every dim but the channels'."""
+        ### BEGIN SOLUTION 11.3
         input, weight = ctx.saved_tensors
         need_input, need_weight, need_bias = ctx.needs_input_grad[:3]
         g = ctx.geometry
@@ -172,9 +195,13 @@ class Convolution(BuiltinFunction):
                 if need_weight else None,
                 grad.sum(_bias_dims(grad.ndim)) if need_bias else None,
                 None)
+        ### END SOLUTION 11.3
 
     @staticmethod
     def backward_on_arrays(ctx, grad):
+        """The same gradients on arrays (``input_grad_array``, ``weight_grad_array``): the
+        path backward takes when no graph of the gradients is needed."""
+        ### BEGIN SOLUTION 11.3
         x, w = ctx.saved_arrays
         need_input, need_weight, need_bias = ctx.needs_input_grad[:3]
         g = ctx.geometry
@@ -182,6 +209,7 @@ class Convolution(BuiltinFunction):
                 weight_grad_array(x, grad, ctx.weight_shape, g) if need_weight else None,
                 grad.sum(axis=_bias_dims(grad.ndim)) if need_bias else None,
                 None)
+        ### END SOLUTION 11.3
 
 
 class ConvolutionBackwardInput(BuiltinFunction):
@@ -192,18 +220,26 @@ class ConvolutionBackwardInput(BuiltinFunction):
 
     @staticmethod
     def forward(ctx, grad_output, weight, input_shape, geometry):
+        """``input_grad_array(grad_output, weight)``, saving both for backward."""
+        ### BEGIN SOLUTION 11.3
         ctx.save_for_backward(grad_output, weight)
         ctx.geometry = geometry
         return input_grad_array(grad_output._data, weight._data, tuple(input_shape), geometry)
+        ### END SOLUTION 11.3
 
     @staticmethod
     def backward(ctx, grad):
+        """It is bilinear in (grad_output, weight): its gradient for grad_output is the
+        convolution of ``grad`` with the weight, for the weight ``ConvolutionBackwardWeight`` of
+        ``grad`` and grad_output."""
+        ### BEGIN SOLUTION 11.3
         grad_output, weight = ctx.saved_tensors
         need_g, need_w = ctx.needs_input_grad[:2]
         return (Convolution.apply(grad, weight, None, ctx.geometry) if need_g else None,
                 ConvolutionBackwardWeight.apply(grad, grad_output, tuple(weight.shape),
                                                 ctx.geometry) if need_w else None,
                 None, None)
+        ### END SOLUTION 11.3
 
 
 class ConvolutionBackwardWeight(BuiltinFunction):
@@ -214,15 +250,23 @@ class ConvolutionBackwardWeight(BuiltinFunction):
 
     @staticmethod
     def forward(ctx, input, grad_output, weight_shape, geometry):
+        """``weight_grad_array(input, grad_output)``, saving both for backward."""
+        ### BEGIN SOLUTION 11.3
         ctx.save_for_backward(input, grad_output)
         ctx.geometry = geometry
         return weight_grad_array(input._data, grad_output._data, tuple(weight_shape), geometry)
+        ### END SOLUTION 11.3
 
     @staticmethod
     def backward(ctx, grad):
+        """Bilinear in (input, grad_output): its gradient for the input is
+        ``ConvolutionBackwardInput`` of grad_output and ``grad``, for grad_output the
+        convolution of the input with ``grad``."""
+        ### BEGIN SOLUTION 11.3
         input, grad_output = ctx.saved_tensors
         need_x, need_g = ctx.needs_input_grad[:2]
         return (ConvolutionBackwardInput.apply(grad_output, grad, tuple(input.shape),
                                                ctx.geometry) if need_x else None,
                 Convolution.apply(input, grad, None, ctx.geometry) if need_g else None,
                 None, None)
+        ### END SOLUTION 11.3

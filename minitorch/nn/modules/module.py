@@ -73,6 +73,7 @@ def register_module_forward_hook(hook, *, with_kwargs=False, always_call=False):
     """Run ``hook(module, args, output)`` after the forward of *every* module; a non-None
     return value replaces the output.  ``with_kwargs`` and ``always_call`` mean what they
     mean for ``Module.register_forward_hook``.  Returns a removable handle."""
+    ### BEGIN SOLUTION 8.1
     handle = RemovableHandle(_global_forward_hooks, _global_forward_hooks_with_kwargs,
                              _global_forward_hooks_always_called)
     _global_forward_hooks[handle.id] = hook
@@ -81,6 +82,7 @@ def register_module_forward_hook(hook, *, with_kwargs=False, always_call=False):
     if always_call:
         _global_forward_hooks_always_called[handle.id] = True
     return handle
+    ### END SOLUTION 8.1
 
 
 def register_module_full_backward_hook(hook):
@@ -277,7 +279,15 @@ class Module:
     # Registration
     # ================================================================================
     def register_parameter(self, name, param):
-        """Add ``param`` (a Parameter, or None for an optional one) under ``name``."""
+        """Add ``param`` (a Parameter, or None for an optional one) under ``name``.
+
+        Refused: before ``Module.__init__`` (AttributeError "cannot assign parameter
+        before Module.__init__() call"), a bad name (``_check_new_name``), a value that
+        is not a Parameter (TypeError "cannot assign '<type>' object to parameter
+        '<name>' (minitorch.nn.Parameter or None required)"), a parameter that is not
+        a leaf (ValueError "Cannot assign non-leaf Tensor to parameter '<name>'...").
+        """
+        ### BEGIN SOLUTION 7.1
         if "_parameters" not in self.__dict__:
             raise AttributeError("cannot assign parameter before Module.__init__() call")
         self._check_new_name(name, "parameter", self._parameters)
@@ -293,13 +303,20 @@ class Module:
                 "the value in the forward() method.")
         else:
             self._parameters[name] = param
+        ### END SOLUTION 7.1
 
     def register_buffer(self, name, tensor, persistent=True):
         """Add a tensor that is state but not a parameter (e.g. BatchNorm's running mean).
 
         Buffers appear in ``buffers()``; persistent ones (the default) also in
-        ``state_dict()``.  ``tensor`` may be None.
+        ``state_dict()`` (the names of the others are kept in
+        ``_non_persistent_buffers_set``).  ``tensor`` may be None.  Refused: before
+        ``Module.__init__`` (AttributeError "cannot assign buffer before
+        Module.__init__() call"), a bad name (``_check_new_name``), a value that is
+        not a Tensor (TypeError "cannot assign '<type>' object to buffer '<name>'
+        (minitorch Tensor or None required)").
         """
+        ### BEGIN SOLUTION 7.1
         if "_buffers" not in self.__dict__:
             raise AttributeError("cannot assign buffer before Module.__init__() call")
         self._check_new_name(name, "buffer", self._buffers)
@@ -311,9 +328,19 @@ class Module:
             self._non_persistent_buffers_set.discard(name)
         else:
             self._non_persistent_buffers_set.add(name)
+        ### END SOLUTION 7.1
 
     def add_module(self, name, module):
-        """Add ``module`` (or None) as a child called ``name``."""
+        """Add ``module`` (or None) as a child called ``name``.
+
+        Refused: a value that is not a Module (TypeError "<type> is not a Module
+        subclass"), a name that is not a string (TypeError "module name should be a
+        string. Got <type>"), one that already names another attribute (KeyError
+        "attribute '<name>' already exists"), a dotted one (KeyError "module name
+        can't contain \".\", got: <name>") or an empty one (KeyError "module name
+        can't be empty string \"\"").
+        """
+        ### BEGIN SOLUTION 7.1
         if not isinstance(module, Module) and module is not None:
             raise TypeError(f"{_typename(module)} is not a Module subclass")
         if not isinstance(name, str):
@@ -325,10 +352,17 @@ class Module:
         if name == "":
             raise KeyError('module name can\'t be empty string ""')
         self._modules[name] = module
+        ### END SOLUTION 7.1
 
     register_module = add_module
 
     def _check_new_name(self, name, kind, registry):
+        """The checks ``register_parameter`` and ``register_buffer`` share: a TypeError for
+        a name that is not a string ("<kind> name should be a string. Got <type>"), a
+        KeyError for a dotted name ("<kind> name can't contain \".\""), an empty one
+        ("<kind> name can't be empty string \"\"") or one that already names another
+        attribute ("attribute '<name>' already exists")."""
+        ### BEGIN SOLUTION 7.1
         if not isinstance(name, str):
             raise TypeError(f"{kind} name should be a string. Got {_typename(name)}")
         if "." in name:
@@ -337,18 +371,40 @@ class Module:
             raise KeyError(f'{kind} name can\'t be empty string ""')
         if hasattr(self, name) and name not in registry:
             raise KeyError(f"attribute '{name}' already exists")
+        ### END SOLUTION 7.1
 
     # ----- attribute access: where registration happens ----------------------------
     def __setattr__(self, name, value):
+        """Register ``value`` under ``name`` by its kind (chapter 7).
+
+        * A ``Parameter`` goes into ``_parameters`` (through ``register_parameter``),
+          after ``name`` is removed from the instance dict, ``_buffers`` and
+          ``_modules``.  Before ``Module.__init__`` ran: AttributeError "cannot assign
+          parameters before Module.__init__() call".
+        * For a name already in ``_parameters``, None is stored there; any other value
+          is a TypeError ("cannot assign '<type>' as parameter '<name>'
+          (minitorch.nn.Parameter or None expected)").
+        * A ``Module`` goes into ``_modules``, after ``name`` is removed from the instance
+          dict, ``_parameters`` and ``_buffers``.  Before ``Module.__init__``:
+          AttributeError "cannot assign module before Module.__init__() call".
+        * For a name already in ``_modules``, None is stored there; any other value is a
+          TypeError ("cannot assign '<type>' as child module '<name>'
+          (minitorch.nn.Module or None expected)").
+        * An ``nn.Buffer`` is registered as a buffer (``register_buffer``, with its
+          ``persistent`` flag).
+        * For a name already in ``_buffers``, a Tensor or None replaces the entry; any
+          other value is a TypeError ("cannot assign '<type>' as buffer '<name>'
+          (minitorch.nn.Buffer, minitorch.Tensor or None expected)").
+        * Anything else is a plain attribute (``object.__setattr__``).
+        """
+        ### BEGIN SOLUTION 7.1
         params = self.__dict__.get("_parameters")
         if isinstance(value, Parameter):
             if params is None:
                 raise AttributeError("cannot assign parameters before Module.__init__() "
                                      "call")
-            ### BEGIN SOLUTION 7.1
             self._forget(name, self.__dict__, self._buffers, self._modules)
             self.register_parameter(name, value)
-            ### END SOLUTION 7.1
         elif params is not None and name in params:
             if value is not None:
                 raise TypeError(f"cannot assign '{_typename(value)}' as parameter '{name}' "
@@ -360,10 +416,8 @@ class Module:
                 if modules is None:
                     raise AttributeError("cannot assign module before Module.__init__() "
                                          "call")
-                ### BEGIN SOLUTION 7.1
                 self._forget(name, self.__dict__, self._parameters, self._buffers)
                 modules[name] = value
-                ### END SOLUTION 7.1
             elif modules is not None and name in modules:
                 if value is not None:
                     raise TypeError(f"cannot assign '{_typename(value)}' as child module "
@@ -381,26 +435,37 @@ class Module:
                     buffers[name] = value
                 else:
                     object.__setattr__(self, name, value)
+        ### END SOLUTION 7.1
 
     def _forget(self, name, *registries):
         """Remove ``name`` from the other places an attribute could live."""
+        ### BEGIN SOLUTION 7.1
         for registry in registries:
             if name in registry:
                 del registry[name]
         self.__dict__.get("_non_persistent_buffers_set", set()).discard(name)
+        ### END SOLUTION 7.1
 
     def __getattr__(self, name):
+        """Called only when normal lookup fails: the entry ``name`` of ``_parameters``,
+        ``_buffers`` or ``_modules`` (in that order), else AttributeError "'<Class>' object
+        has no attribute '<name>'".  Read the dicts from ``self.__dict__``: before
+        ``__init__`` they may not exist, and ``self._parameters`` would call this again."""
+        ### BEGIN SOLUTION 7.1
         # Only called when normal lookup fails: parameters, buffers and children
         # live in the dicts, not in the instance's __dict__.
         d = self.__dict__
-        ### BEGIN SOLUTION 7.1
         for registry in ("_parameters", "_buffers", "_modules"):
             if registry in d and name in d[registry]:
                 return d[registry][name]
-        ### END SOLUTION 7.1
         raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
+        ### END SOLUTION 7.1
 
     def __delattr__(self, name):
+        """Remove ``name`` from whichever of ``_parameters``, ``_buffers`` (and the set of
+        non-persistent buffers) and ``_modules`` holds it, else delete the plain attribute;
+        AttributeError "'<Class>' object has no attribute '<name>'" when there is none."""
+        ### BEGIN SOLUTION 7.1
         if name in self._parameters:
             del self._parameters[name]
         elif name in self._buffers:
@@ -413,10 +478,15 @@ class Module:
             raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
         else:
             object.__delattr__(self, name)
+        ### END SOLUTION 7.1
 
     def __dir__(self):
+        """The usual attribute names plus every registered parameter, buffer and child,
+        sorted, without names that start with a digit (``Sequential``'s children)."""
+        ### BEGIN SOLUTION 7.1
         attrs = list(object.__dir__(self)) + list(self._parameters) + list(self._buffers) + list(self._modules)
         return sorted(key for key in set(attrs) if not key[0].isdigit())
+        ### END SOLUTION 7.1
 
     # ================================================================================
     # Walking the tree
@@ -424,9 +494,9 @@ class Module:
     def named_modules(self, memo=None, prefix="", remove_duplicate=True):
         """Yield ``(dotted_name, module)`` for self and every descendant, parents first.
         A module reachable twice is yielded once (unless ``remove_duplicate=False``)."""
+        ### BEGIN SOLUTION 7.2
         if memo is None:
             memo = set()
-        ### BEGIN SOLUTION 7.2
         if self in memo:
             return
         if remove_duplicate:
@@ -441,29 +511,36 @@ class Module:
 
     def modules(self):
         """Every module of the tree, self first."""
+        ### BEGIN SOLUTION 7.2
         for _, module in self.named_modules():
             yield module
+        ### END SOLUTION 7.2
 
     def named_children(self):
         """Yield ``(name, module)`` for the direct children, each module once."""
+        ### BEGIN SOLUTION 7.2
         seen = set()
         for name, module in self._modules.items():
             if module is not None and module not in seen:
                 seen.add(module)
                 yield name, module
+        ### END SOLUTION 7.2
 
     def children(self):
+        """Every direct child module, each once."""
+        ### BEGIN SOLUTION 7.2
         for _, module in self.named_children():
             yield module
+        ### END SOLUTION 7.2
 
     def _named_members(self, members_of, prefix="", recurse=True, remove_duplicate=True):
         """Yield ``(dotted_name, value)`` for the entries ``members_of(module)`` gives,
         module by module in ``named_modules`` order; a tensor shared by several
         modules is yielded once."""
+        ### BEGIN SOLUTION 7.2
         seen = set()
         modules = (self.named_modules(prefix=prefix, remove_duplicate=remove_duplicate)
                    if recurse else [(prefix, self)])
-        ### BEGIN SOLUTION 7.2
         for module_prefix, module in modules:
             for name, value in members_of(module):
                 if value is None or (remove_duplicate and id(value) in seen):
@@ -475,19 +552,30 @@ class Module:
 
     def named_parameters(self, prefix="", recurse=True, remove_duplicate=True):
         """Yield ``(dotted_name, parameter)``: own parameters first, then each child's."""
+        ### BEGIN SOLUTION 7.2
         return self._named_members(lambda m: m._parameters.items(), prefix, recurse, remove_duplicate)
+        ### END SOLUTION 7.2
 
     def parameters(self, recurse=True):
         """Every parameter of the tree (what you hand to an optimizer), each once."""
+        ### BEGIN SOLUTION 7.2
         for _, param in self.named_parameters(recurse=recurse):
             yield param
+        ### END SOLUTION 7.2
 
     def named_buffers(self, prefix="", recurse=True, remove_duplicate=True):
+        """Yield ``(dotted_name, buffer)`` for the buffers of the tree (of this module only
+        with ``recurse=False``), each once unless ``remove_duplicate=False``."""
+        ### BEGIN SOLUTION 7.2
         return self._named_members(lambda m: m._buffers.items(), prefix, recurse, remove_duplicate)
+        ### END SOLUTION 7.2
 
     def buffers(self, recurse=True):
+        """Every buffer of the tree, each once."""
+        ### BEGIN SOLUTION 7.2
         for _, buf in self.named_buffers(recurse=recurse):
             yield buf
+        ### END SOLUTION 7.2
 
     # ================================================================================
     # Acting on the whole tree
@@ -553,9 +641,8 @@ class Module:
                 param.data = new
                 if param.grad is not None:
                     param.grad = fn(param.grad)
-        for name, buf in self._buffers.items():
-            if buf is not None:
-                self._buffers[name] = fn(buf)
+        self._buffers.update({name: fn(buf) for name, buf in self._buffers.items()
+                              if buf is not None})
         return self
 
     def to(self, *args, **kwargs):
@@ -673,7 +760,22 @@ class Module:
     # Calling: hooks around forward
     # ================================================================================
     def _call_impl(self, *args, **kwargs):
-        """Run ``forward`` with every registered hook around it."""
+        """Run ``forward`` with every registered hook around it (chapter 8).
+
+        With no hook at all (neither the module's nor the global ones), just
+        ``forward``.  Otherwise, in this order: the forward pre-hooks, global then the
+        module's (``_run_forward_pre_hooks``), which may replace the arguments; when
+        there are full backward hooks or backward pre-hooks (``_get_backward_hooks``,
+        chapter 8c), a ``BackwardHook`` wraps the arguments (``setup_input_hook``);
+        ``forward``; the forward hooks, global then the module's
+        (``_run_forward_hooks``, noting in ``called`` which ran), which may replace the
+        output; the ``BackwardHook`` wraps the output (``setup_output_hook``, with
+        PyTorch's warning when it is neither a Tensor nor a tuple); legacy backward
+        hooks go on the output's ``grad_fn`` (``_register_non_full_backward_hooks``).
+        If anything raises, the ``always_call`` forward hooks that have not run yet
+        run (``_run_always_called_hooks``) and the error goes on.
+        """
+        ### BEGIN SOLUTION 8.1
         forward_call = self.forward
         if not (self._forward_pre_hooks or self._forward_hooks or self._backward_hooks
                 or self._backward_pre_hooks or _global_forward_pre_hooks
@@ -687,7 +789,6 @@ class Module:
             backward_pre_hooks = [*_global_backward_pre_hooks.values(),
                                   *self._backward_pre_hooks.values()]
 
-            ### BEGIN SOLUTION 8.1
             args, kwargs = self._run_forward_pre_hooks(args, kwargs)
 
             bw_hook = None
@@ -705,7 +806,6 @@ class Module:
                                   "a Tensor or a tuple of Tensors but received "
                                   f"{type(result)}")
                 result = bw_hook.setup_output_hook(result)
-            ### END SOLUTION 8.1
 
             if non_full_backward_hooks:
                 self._register_non_full_backward_hooks(args, result,
@@ -715,6 +815,7 @@ class Module:
             # forward hooks registered with always_call=True run even when the call failed
             self._run_always_called_hooks(args, kwargs, result, called)
             raise
+        ### END SOLUTION 8.1
 
     def _wrapped_call_impl(self, *args, **kwargs):
         """What ``module(x)`` runs (``__call__``).  In PyTorch it may call a compiled
@@ -738,6 +839,7 @@ class Module:
     def _run_forward_pre_hooks(self, args, kwargs):
         """Global then local pre-hooks.  A returned value replaces the arguments: a
         single value is wrapped in a tuple; ``with_kwargs`` hooks return ``(args, kwargs)``."""
+        ### BEGIN SOLUTION 8.1
         for hook_id, hook in itertools.chain(_global_forward_pre_hooks.items(),
                                              self._forward_pre_hooks.items()):
             if hook_id in self._forward_pre_hooks_with_kwargs:
@@ -752,10 +854,12 @@ class Module:
                 if result is not None:
                     args = result if isinstance(result, tuple) else (result,)
         return args, kwargs
+        ### END SOLUTION 8.1
 
     def _run_forward_hooks(self, args, kwargs, result, called=None):
         """Global then local forward hooks; a non-None return value replaces the output.
         The id of each hook is added to ``called`` before it runs."""
+        ### BEGIN SOLUTION 8.1
         for hook_id, hook in itertools.chain(_global_forward_hooks.items(), self._forward_hooks.items()):
             if called is not None:
                 called.add(hook_id)
@@ -767,11 +871,13 @@ class Module:
             if hook_result is not None:
                 result = hook_result
         return result
+        ### END SOLUTION 8.1
 
     def _run_always_called_hooks(self, args, kwargs, result, called):
         """After a failed call: the ``always_call`` forward hooks that have not run yet, with
         the output so far (None if forward raised).  An error in one of them would hide the
         error that matters, so it only becomes a warning."""
+        ### BEGIN SOLUTION 8.1
         hooks = [(i, h, "global ") for i, h in _global_forward_hooks.items()
                  if i in _global_forward_hooks_always_called]
         hooks += [(i, h, "") for i, h in self._forward_hooks.items()
@@ -791,6 +897,7 @@ class Module:
                 warnings.warn(f"{scope}module forward hook with ``always_call=True`` raised an "
                               "exception that was silenced as another error was raised in "
                               f"forward: {error}", stacklevel=3)
+        ### END SOLUTION 8.1
 
     def _get_backward_hooks(self):
         """Split the backward hooks into full ones (the usual) and legacy non-full ones."""
@@ -823,6 +930,7 @@ class Module:
     def _add_hook(hooks, hook, prepend=False, flags=()):
         """Store ``hook`` in ``hooks`` under a fresh handle id; ``flags`` are dicts that mark
         the id (e.g. ``with_kwargs``) and are cleaned up by ``handle.remove()`` too."""
+        ### BEGIN SOLUTION 8.1
         handle = RemovableHandle(hooks, *flags)
         hooks[handle.id] = hook
         for flag in flags:
@@ -830,6 +938,7 @@ class Module:
         if prepend:
             hooks.move_to_end(handle.id, last=False)
         return handle
+        ### END SOLUTION 8.1
 
     def register_forward_pre_hook(self, hook, *, prepend=False, with_kwargs=False):
         """Call ``hook(module, args)`` before each ``forward``.
@@ -840,17 +949,21 @@ class Module:
         returns None or ``(args, kwargs)``.  Returns a handle whose ``remove()``
         unregisters the hook.
         """
+        ### BEGIN SOLUTION 8.1
         flags = (self._forward_pre_hooks_with_kwargs,) if with_kwargs else ()
         return self._add_hook(self._forward_pre_hooks, hook, prepend, flags)
+        ### END SOLUTION 8.1
 
     def register_forward_hook(self, hook, *, prepend=False, with_kwargs=False, always_call=False):
         """Call ``hook(module, args, output)`` after each ``forward``; a non-None
         return value replaces the output.  Changing ``args`` here no longer affects
         forward, which has already run."""
+        ### BEGIN SOLUTION 8.1
         flags = (self._forward_hooks_with_kwargs,) if with_kwargs else ()
         if always_call:
             flags += (self._forward_hooks_always_called,)
         return self._add_hook(self._forward_hooks, hook, prepend, flags)
+        ### END SOLUTION 8.1
 
     def register_full_backward_pre_hook(self, hook, prepend=False):
         """Call ``hook(module, grad_output)`` when the gradients of the outputs are ready;
@@ -931,6 +1044,7 @@ class Module:
         training step changes them too: copy them, or save them, to keep a
         snapshot); ``keep_vars=True`` gives the Parameters themselves.
         """
+        ### BEGIN SOLUTION 8.2
         if args:    # the legacy positional form state_dict(destination, prefix, keep_vars)
             warnings.warn("Positional args are being deprecated, use kwargs instead.",
                           FutureWarning, stacklevel=2)
@@ -945,13 +1059,11 @@ class Module:
             destination._metadata[prefix[:-1]] = local_metadata
         for hook in self._state_dict_pre_hooks.values():
             hook(self, prefix, keep_vars)
-        ### BEGIN SOLUTION 8.2
         self._save_to_state_dict(destination, prefix, keep_vars)
         for name, module in self._modules.items():
             if module is not None:
                 module.state_dict(destination=destination, prefix=prefix + name + ".",
                                   keep_vars=keep_vars)
-        ### END SOLUTION 8.2
         for hook in self._state_dict_hooks.values():
             result = hook(self, destination, prefix, local_metadata)
             if result is not None:
@@ -959,6 +1071,7 @@ class Module:
                     raise RuntimeError("state_dict post-hook must return None")
                 destination = result
         return destination
+        ### END SOLUTION 8.2
 
     def _load_from_state_dict(self, state_dict, prefix, local_metadata, strict,
                               missing_keys, unexpected_keys, error_msgs):
@@ -971,6 +1084,7 @@ class Module:
         checkpoints: edit ``state_dict`` (keys start with ``prefix``), then call
         ``super()._load_from_state_dict(...)``.
         """
+        ### BEGIN SOLUTION 8.2
         for hook in self._load_state_dict_pre_hooks.values():
             hook(state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys,
                  error_msgs)
@@ -980,13 +1094,11 @@ class Module:
                            if b is not None and name not in persistent)
         assign = local_metadata.get("assign_to_params_buffers", False)
         for name, param in local_state.items():
-            ### BEGIN SOLUTION 8.3
             key = prefix + name
             if key not in state_dict:
                 missing_keys.append(key)
                 continue
             value = state_dict[key]
-            ### END SOLUTION 8.3
             if not isinstance(value, Tensor):
                 error_msgs.append(f'While copying the parameter named "{key}", expected '
                                   "minitorch.Tensor or Tensor-like object from checkpoint but "
@@ -994,7 +1106,6 @@ class Module:
                 continue
             if param.ndim == 0 and tuple(value.shape) == (1,):   # as PyTorch: 0.3-era files
                 value = value[0]
-            ### BEGIN SOLUTION 8.3
             if value.shape != param.shape:
                 error_msgs.append(f"size mismatch for {key}: copying a param with shape "
                                   f"{value.shape} from checkpoint, the shape in current model "
@@ -1011,19 +1122,21 @@ class Module:
                                   f"dimensions in the model are {param.shape} and whose "
                                   f"dimensions in the checkpoint are {value.shape}, an "
                                   f"exception occurred : {error.args}.")
-            ### END SOLUTION 8.3
         if strict:
             unexpected_keys += _unexpected_keys(self, state_dict, prefix, local_state)
+        ### END SOLUTION 8.2
 
     def _assign_loaded(self, name, old, value):
         """``load_state_dict(assign=True)``: ``value`` itself replaces ``old`` (a parameter
         stays a Parameter, with the same ``requires_grad``)."""
+        ### BEGIN SOLUTION 8.2
         if isinstance(old, Parameter):
             if isinstance(value, Parameter):
                 value.requires_grad_(old.requires_grad)
             else:
                 value = Parameter(value, requires_grad=old.requires_grad)
         setattr(self, name, value)
+        ### END SOLUTION 8.2
 
     def load_state_dict(self, state_dict, strict=True, assign=False):
         """Copy values from ``state_dict`` into this tree's parameters and buffers, in
@@ -1041,6 +1154,7 @@ class Module:
         failed strict load puts every value back (PyTorch's keeps them): when it
         raises, the model is as it was.
         """
+        ### BEGIN SOLUTION 8.2
         if not isinstance(state_dict, Mapping):
             raise TypeError(f"Expected state_dict to be dict-like, got {type(state_dict)}.")
         missing_keys, unexpected_keys, error_msgs = [], [], []
@@ -1062,12 +1176,14 @@ class Module:
                 raise RuntimeError("Error(s) in loading state_dict for {}:\n\t{}".format(
                     self._get_name(), "\n\t".join(error_msgs)))
         return _IncompatibleKeys(missing_keys, unexpected_keys)
+        ### END SOLUTION 8.2
 
 
 def _load_tree(module, state_dict, prefix, metadata, assign, missing_keys, unexpected_keys,
                error_msgs):
     """Load ``module``'s own entries, then each child's (given the entries under its
     prefix), then run ``module``'s load post-hooks."""
+    ### BEGIN SOLUTION 8.2
     local_metadata = {} if metadata is None else dict(metadata.get(prefix[:-1], {}))
     if assign:
         local_metadata["assign_to_params_buffers"] = True
@@ -1085,11 +1201,13 @@ def _load_tree(module, state_dict, prefix, metadata, assign, missing_keys, unexp
             raise AssertionError("Hooks registered with ``register_load_state_dict_post_hook`` "
                                  "are not expected to return new values, if incompatible_keys "
                                  "need to be modified, it should be done inplace.")
+    ### END SOLUTION 8.2
 
 
 def _unexpected_keys(module, state_dict, prefix, local_state):
     """Keys under ``prefix`` that name neither an entry of ``module`` nor (before a dot)
     one of its children."""
+    ### BEGIN SOLUTION 8.2
     unexpected = []
     for key in state_dict:
         if key.startswith(prefix):
@@ -1097,12 +1215,14 @@ def _unexpected_keys(module, state_dict, prefix, local_state):
             if (first not in module._modules) if dot else (first not in local_state):
                 unexpected.append(key)
     return unexpected
+    ### END SOLUTION 8.2
 
 
 @contextlib.contextmanager
 def _restored_on_error(root):
     """If the block raises, put every parameter and buffer of the tree back: the same
     objects in the modules' dicts, holding the values they had."""
+    ### BEGIN SOLUTION 8.2
     saved = [(m, dict(m._parameters), dict(m._buffers)) for m in root.modules()]
     values = {id(t): (t, t.detach().clone()) for _, params, buffers in saved
               for t in (*params.values(), *buffers.values()) if t is not None}
@@ -1118,3 +1238,4 @@ def _restored_on_error(root):
             for tensor, value in values.values():
                 tensor.copy_(value)
         raise
+    ### END SOLUTION 8.2

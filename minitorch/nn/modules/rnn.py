@@ -55,8 +55,8 @@ def _gru_step(x_part, h, w_hh, b_hh):
 
 def _lstm_step(x_part, state, w_hh, b_hh):
     """``state`` is ``(h, c)``; returns the new ``(h, c)``."""
-    h, c = state
     ### BEGIN SOLUTION 16.1
+    h, c = state
     gates = x_part + F.linear(h, w_hh, b_hh)
     i, f, g, o = gates.chunk(4, -1)
     c = f.sigmoid() * c + i.sigmoid() * g.tanh()
@@ -144,21 +144,28 @@ class RNNBase(Module):
 
     # --- the computation ---
     def _step(self):
+        """The step function of this module's kind: ``_lstm_step``, ``_gru_step``, or an
+        Elman step with tanh or relu."""
+        ### BEGIN SOLUTION 16.1
         if self.mode == "LSTM":
             return _lstm_step
         if self.mode == "GRU":
             return _gru_step
         return _rnn_step(F.relu if self.mode == "RNN_RELU" else F.tanh)
+        ### END SOLUTION 16.1
 
     def _weights(self, layer, direction):
-        """``w_ih, w_hh, b_ih, b_hh`` of a layer and direction (None for missing biases),
-        and ``w_hr``, the projection (None without one)."""
+        """``[weight_ih, weight_hh, bias_ih, bias_hh]`` of one layer and direction (names
+        ``weight_ih_l0``, ``weight_hh_l1_reverse``...; the biases None without ``bias``), and
+        ``weight_hr`` of it, the LSTM's projection (None without ``proj_size``)."""
+        ### BEGIN SOLUTION 16.1
         suffix = f"_l{layer}" + ("_reverse" if direction else "")
         names = ("weight_ih", "weight_hh", "bias_ih", "bias_hh")
         weights = [getattr(self, n + suffix, None) if self.bias or n.startswith("weight")
                    else None for n in names]
         projection = getattr(self, "weight_hr" + suffix) if self.proj_size > 0 else None
         return weights, projection
+        ### END SOLUTION 16.1
 
     def _stepper(self, w_hh, b_hh, w_hr):
         """One step of this layer and direction: ``(x_part, state) -> state``, with the
@@ -175,6 +182,7 @@ class RNNBase(Module):
     def _run(self, input, states):
         """``input`` (L, N, H_in); ``states`` one per layer and direction (a tensor, or
         ``(h, c)`` for LSTM).  Returns the last layer's outputs and the final states."""
+        ### BEGIN SOLUTION 16.1
         directions = 2 if self.bidirectional else 1
         finals = []
         x = input
@@ -196,8 +204,19 @@ class RNNBase(Module):
             if self.dropout and self.training and layer < self.num_layers - 1:
                 x = F.dropout(x, self.dropout, True)
         return x, finals
+        ### END SOLUTION 16.1
 
     def forward(self, input, hx=None):
+        """``(output, h_n)`` (``(output, (h_n, c_n))`` for LSTM), as PyTorch's modules.
+
+        ``input`` is ``(L, N, H_in)``, ``(N, L, H_in)`` with ``batch_first``, or ``(L, H_in)``
+        unbatched (then every result has no batch dim either); other numbers of dims are a
+        ValueError ("Expected input to be 2D or 3D, got <n>D instead").  ``hx`` (checked by
+        ``_check_input``/``_initial_states``; zeros when None) holds a state per layer and
+        direction.  ``output`` is the last layer's output at every position (both directions
+        side by side); ``h_n`` (and ``c_n``) stack the final state of every layer and
+        direction, in the order of ``hx``."""
+        ### BEGIN SOLUTION 16.1
         if isinstance(input, PackedSequence):
             return self._forward_packed(input, hx)
         name = type(self).__name__
@@ -223,6 +242,7 @@ class RNNBase(Module):
             hidden = tuple(h.squeeze(1) for h in hidden) if self.mode == "LSTM" \
                 else hidden.squeeze(1)
         return out, hidden
+        ### END SOLUTION 16.1
 
     def _check_input(self, input):
         weight = self.weight_ih_l0
@@ -510,6 +530,10 @@ class LSTMCell(RNNCellBase):
         super().__init__(input_size, hidden_size, bias, 4, dtype=dtype)
 
     def forward(self, input, hx=None):
+        """One step: ``(h', c')`` from ``input`` (``(N, H_in)`` or ``(H_in)``) and ``hx =
+        (h, c)`` (zeros when None), by ``_lstm_step``; unbatched in, unbatched out."""
+        ### BEGIN SOLUTION 16.1
         x, (h, c), batched = self._prepare(input, (None, None) if hx is None else tuple(hx))
         h, c = _lstm_step(self._part(x), (h, c), self.weight_hh, self.bias_hh)
         return (h, c) if batched else (h.squeeze(0), c.squeeze(0))
+        ### END SOLUTION 16.1

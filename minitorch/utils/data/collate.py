@@ -44,15 +44,18 @@ def _is_numpy_value(value):
 def _rebuild(template, items):
     """A container of ``template``'s type holding ``items``, or a list if that type cannot
     be built from a list (as PyTorch does)."""
+    ### BEGIN SOLUTION 10.2
     try:
         return type(template)(items)
     except TypeError:
         return list(items)
+    ### END SOLUTION 10.2
 
 
 def default_collate(batch):
     """Merge a list of samples into a batch: stack tensors, arrays and numbers, recurse
     into dicts, tuples and lists, keep strings."""
+    ### BEGIN SOLUTION 10.2
     first = batch[0]
     if isinstance(first, Tensor):
         return stack(batch, 0)
@@ -72,29 +75,37 @@ def default_collate(batch):
     if isinstance(first, collections.abc.Sequence):
         return _collate_sequences(batch, first)
     raise _unsupported(type(first))
+    ### END SOLUTION 10.2
 
 
 def _collate_numpy(batch, first):
+    """A batch of numpy values: scalars become one tensor, arrays are stacked as tensors;
+    strings, bytes and objects are refused (``_unsupported``)."""
+    ### BEGIN SOLUTION 10.2
     if first.dtype.kind in _UNSUPPORTED_NUMPY_KINDS:
         raise _unsupported(first.dtype)
     if first.shape == ():
         return as_tensor(np.array(batch))
     return default_collate([as_tensor(array) for array in batch])
+    ### END SOLUTION 10.2
 
 
 def _collate_sequences(batch, first):
     """Position by position: a batch of ``(x, y)`` pairs becomes ``[xs, ys]``."""
+    ### BEGIN SOLUTION 10.2
     if any(len(sample) != len(first) for sample in batch):
         raise RuntimeError("each element in list of batch should be of equal size")
     columns = [default_collate(column) for column in zip(*batch)]
     if isinstance(first, tuple):
         return columns
     return _rebuild(first, columns)
+    ### END SOLUTION 10.2
 
 
 def default_convert(data):
     """numpy arrays and scalars (also inside dicts, tuples and lists) to tensors; the rest
     unchanged.  The "collate" of a DataLoader that does not batch (``batch_size=None``)."""
+    ### BEGIN SOLUTION 10.2
     if isinstance(data, Tensor) or isinstance(data, (str, bytes)):
         return data
     if _is_numpy_value(data):
@@ -108,3 +119,4 @@ def default_convert(data):
     if isinstance(data, collections.abc.Sequence):
         return _rebuild(data, [default_convert(value) for value in data])
     return data
+    ### END SOLUTION 10.2

@@ -63,7 +63,17 @@ def _check_iterable_options(shuffle, sampler, batch_sampler):
 
 
 class DataLoader:
-    """Iterate over ``dataset`` in batches of ``batch_size``, collated with ``collate_fn``."""
+    """Iterate over ``dataset`` in batches of ``batch_size``, collated with ``collate_fn``.
+
+    How the options combine (chapter 10), checked by ``_check_batching``: without a
+    ``sampler``, a ``RandomSampler`` (drawing from ``generator``) when ``shuffle``,
+    else a ``SequentialSampler``; with a ``batch_size`` (not None) and no
+    ``batch_sampler``, a ``BatchSampler(sampler, batch_size, drop_last)``.  An
+    ``IterableDataset`` takes no sampler, shuffle or batch sampler (its own order),
+    and is batched by ``batch_size`` directly.  Without a ``collate_fn``:
+    ``default_collate`` when batching (``_auto_collation``), ``default_convert``
+    when not.  The batching options cannot be changed after ``__init__``.
+    """
 
     def __init__(self, dataset, batch_size=1, shuffle=None, sampler=None, batch_sampler=None,
                  num_workers=0, collate_fn=None, pin_memory=False, drop_last=False, timeout=0,
@@ -82,6 +92,7 @@ class DataLoader:
         self.persistent_workers = persistent_workers
         self.in_order = in_order
         self.generator = generator
+        ### BEGIN SOLUTION 10.2
         iterable = isinstance(dataset, IterableDataset)
         if iterable:
             _check_iterable_options(shuffle, sampler, batch_sampler)
@@ -101,6 +112,7 @@ class DataLoader:
         if collate_fn is None:
             collate_fn = default_collate if self._auto_collation else default_convert
         self.collate_fn = collate_fn
+        ### END SOLUTION 10.2
         self.__initialized = True
 
     def __setattr__(self, name, value):
@@ -112,11 +124,16 @@ class DataLoader:
     @property
     def _auto_collation(self):
         """True when samples are grouped into batches (``batch_size`` or a batch sampler)."""
+        ### BEGIN SOLUTION 10.2
         return self.batch_size is not None or self.batch_sampler is not None
+        ### END SOLUTION 10.2
 
     @property
     def _index_sampler(self):
+        """What an epoch iterates: the batch sampler when batching, else the sampler."""
+        ### BEGIN SOLUTION 10.2
         return self.batch_sampler if self.batch_sampler is not None else self.sampler
+        ### END SOLUTION 10.2
 
     def __iter__(self):
         """One epoch: a generator of batches.
@@ -125,10 +142,12 @@ class DataLoader:
         hands its worker processes) from ``generator``, or else from the global
         generator, shuffled or not: evaluating on a loader between training epochs
         shifts the random numbers drawn after it, Dropout's masks among them."""
+        ### BEGIN SOLUTION 10.2
         self._draw_base_seed()
         if isinstance(self.dataset, IterableDataset):
             return self._iterable_batches()
         return self._map_batches()
+        ### END SOLUTION 10.2
 
     def _draw_base_seed(self):
         """The draw every ``iter(loader)`` makes in PyTorch: unused here (no workers),
@@ -136,19 +155,29 @@ class DataLoader:
         return empty((), dtype=int64).random_(generator=self.generator).item()
 
     def _map_batches(self):
+        """The batches of a map-style dataset: for each item of ``_index_sampler``, the
+        samples fetched (``_fetch``) and collated (``collate_fn``)."""
+        ### BEGIN SOLUTION 10.2
         for indices in self._index_sampler:
             yield self.collate_fn(self._fetch(indices))
+        ### END SOLUTION 10.2
 
     def _fetch(self, indices):
         """The samples at ``indices`` (one index when not batching)."""
+        ### BEGIN SOLUTION 10.2
         if not self._auto_collation:
             return self.dataset[indices]
         get_many = getattr(self.dataset, "__getitems__", None)
         if callable(get_many):
             return get_many(indices)
         return [self.dataset[i] for i in indices]
+        ### END SOLUTION 10.2
 
     def _iterable_batches(self):
+        """The batches of an ``IterableDataset``: each sample through ``collate_fn`` when not
+        batching; else lists of ``batch_size`` samples in the dataset's order, collated (the
+        last shorter one dropped with ``drop_last``)."""
+        ### BEGIN SOLUTION 10.2
         samples = iter(self.dataset)
         if not self._auto_collation:
             yield from (self.collate_fn(sample) for sample in samples)
@@ -158,9 +187,13 @@ class DataLoader:
             if not batch or (self.drop_last and len(batch) < self.batch_size):
                 return
             yield self.collate_fn(batch)
+        ### END SOLUTION 10.2
 
     def __len__(self):
-        """The number of batches in an epoch."""
+        """The number of batches in an epoch: the length of ``_index_sampler``; for an
+        ``IterableDataset``, ``len(dataset)`` divided by ``batch_size``, rounded down with
+        ``drop_last`` and up without (the dataset's length when not batching)."""
+        ### BEGIN SOLUTION 10.2
         if isinstance(self.dataset, IterableDataset):
             length = len(self.dataset)
             if self.batch_size is None:
@@ -169,10 +202,12 @@ class DataLoader:
                 return length // self.batch_size
             return -(-length // self.batch_size)
         return len(self._index_sampler)
+        ### END SOLUTION 10.2
 
 
 def _check_batching(batch_size, shuffle, sampler, batch_sampler, drop_last):
     """PyTorch's rules for combining the batching options; returns (batch_size, drop_last)."""
+    ### BEGIN SOLUTION 10.2
     if sampler is not None and shuffle:
         raise ValueError("sampler option is mutually exclusive with shuffle")
     if batch_sampler is not None:
@@ -184,3 +219,4 @@ def _check_batching(batch_size, shuffle, sampler, batch_sampler, drop_last):
         raise ValueError("batch_size=None option disables auto-batching and is mutually exclusive "
                          "with drop_last")
     return batch_size, drop_last
+    ### END SOLUTION 10.2

@@ -57,10 +57,16 @@ class SequentialSampler(Sampler):
         self.data_source = data_source
 
     def __iter__(self):
+        """``0, 1, ..., len(data_source) - 1``."""
+        ### BEGIN SOLUTION 10.2
         return iter(range(len(self.data_source)))
+        ### END SOLUTION 10.2
 
     def __len__(self):
+        """``len(data_source)``."""
+        ### BEGIN SOLUTION 10.2
         return len(self.data_source)
+        ### END SOLUTION 10.2
 
 
 class RandomSampler(Sampler):
@@ -85,9 +91,18 @@ class RandomSampler(Sampler):
 
     @property
     def num_samples(self):
+        """How many indices an epoch yields: ``num_samples`` if given, else the dataset's
+        length."""
+        ### BEGIN SOLUTION 10.2
         return len(self.data_source) if self._num_samples is None else self._num_samples
+        ### END SOLUTION 10.2
 
     def __iter__(self):
+        """``num_samples`` indices: with replacement, drawn independently (``_randint``);
+        without, the first ``num_samples`` of as many permutations (``_randperm``) as needed,
+        one new permutation per pass.  The random numbers come from ``generator``, else from
+        the global generator."""
+        ### BEGIN SOLUTION 10.2
         n = len(self.data_source)
         if self.replacement:
             yield from _randint(n, self.num_samples, self.generator)
@@ -96,9 +111,13 @@ class RandomSampler(Sampler):
         for _ in range(full_passes):
             yield from _randperm(n, self.generator)
         yield from _randperm(n, self.generator)[:rest]
+        ### END SOLUTION 10.2
 
     def __len__(self):
+        """``num_samples``."""
+        ### BEGIN SOLUTION 10.2
         return self.num_samples
+        ### END SOLUTION 10.2
 
 
 class SubsetRandomSampler(Sampler):
@@ -109,11 +128,17 @@ class SubsetRandomSampler(Sampler):
         self.generator = generator
 
     def __iter__(self):
+        """``indices`` in the order of one new permutation (``_randperm``)."""
+        ### BEGIN SOLUTION 10.2
         for i in _randperm(len(self.indices), self.generator):
             yield self.indices[i]
+        ### END SOLUTION 10.2
 
     def __len__(self):
+        """``len(indices)``."""
+        ### BEGIN SOLUTION 10.2
         return len(self.indices)
+        ### END SOLUTION 10.2
 
 
 class BatchSampler(Sampler):
@@ -121,7 +146,12 @@ class BatchSampler(Sampler):
     ``drop_last``."""
 
     def __init__(self, sampler, batch_size, drop_last):
-        if not isinstance(batch_size, int) or isinstance(batch_size, bool) or batch_size <= 0:
+        """Refused: a ``batch_size`` that is not a positive int (ValueError "batch_size should
+        be a positive integer value, but got batch_size=<value>"; a bool is not an int here), a
+        ``drop_last`` that is not a bool (ValueError "drop_last should be a boolean value, but
+        got drop_last=<value>")."""
+        ### BEGIN SOLUTION 10.2
+        if isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size <= 0:
             raise ValueError("batch_size should be a positive integer value, but got "
                              f"batch_size={batch_size}")
         if not isinstance(drop_last, bool):
@@ -129,8 +159,12 @@ class BatchSampler(Sampler):
         self.sampler = sampler
         self.batch_size = batch_size
         self.drop_last = drop_last
+        ### END SOLUTION 10.2
 
     def __iter__(self):
+        """Lists of ``batch_size`` indices in ``sampler``'s order; the last, shorter one too
+        unless ``drop_last``."""
+        ### BEGIN SOLUTION 10.2
         batch = []
         for index in self.sampler:
             batch.append(index)
@@ -139,8 +173,12 @@ class BatchSampler(Sampler):
                 batch = []
         if batch and not self.drop_last:
             yield batch
+        ### END SOLUTION 10.2
 
     def __len__(self):
+        """The number of batches: rounded down with ``drop_last``, up without."""
+        ### BEGIN SOLUTION 10.2
         if self.drop_last:
             return len(self.sampler) // self.batch_size
         return (len(self.sampler) + self.batch_size - 1) // self.batch_size
+        ### END SOLUTION 10.2

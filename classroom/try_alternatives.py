@@ -1,0 +1,188 @@
+"""Other correct answers: proof that a build task's tests grade its contract.
+
+A build task is a whole component, and a student may write it differently from the
+solution: other data structures, other helpers, no fast path.  Its tests must then
+still give full marks.  Each ``[[alternative]]`` in ``classroom/alternatives/*.toml``
+(instructor-only, like the wrong answers) rewrites some of a task's regions, naming
+each by the function (or method) it is the body of::
+
+    [[alternative]]
+    task = "4.2"
+    name = "generation numbers instead of dependency counts"
+    why = "what the alternative does differently"
+    [alternative.bodies]
+    "execute" = '''
+    ...the new body, written without the region's indentation...
+    '''
+    "GraphTask.send" = "stub"       # left unwritten: the alternative does not use it
+
+A body of ``"stub"`` is the student's stub (it raises ``TaskNotDone``): a helper the
+alternative never calls.  A function that holds several regions of the task (around a
+given line) takes a list of bodies, one per region.  ``selfcheck`` grades each alternative with its task's tests
+(hidden ones included) and fails unless it scores full marks; ``python -m
+classroom.try_alternatives [TASK ...]`` does only that.
+"""
+
+from __future__ import annotations
+
+import ast
+import dataclasses
+import pathlib
+import sys
+
+try:
+    import tomllib
+except ModuleNotFoundError:             # Python 3.10
+    import tomli as tomllib
+
+from classroom import regions as regions_mod
+from classroom.course import CourseError
+
+FOLDER = "classroom/alternatives"
+
+
+@dataclasses.dataclass
+class Alternative:
+    task: str
+    name: str
+    source: str
+    bodies: dict
+    why: str = ""
+
+
+def load(course):
+    folder = course.root / FOLDER
+    found = []
+    for path in sorted(folder.glob("*.toml")) if folder.is_dir() else ():
+        relpath = path.relative_to(course.root).as_posix()
+        try:
+            data = tomllib.loads(path.read_text(encoding="utf-8"))
+        except tomllib.TOMLDecodeError as error:
+            raise CourseError(f"{relpath} is not valid TOML: {error}") from None
+        for entry in data.get("alternative", []):
+            unknown = set(entry) - {"task", "name", "why", "bodies"}
+            if unknown or not {"task", "name", "bodies"} <= set(entry):
+                raise CourseError(f"an [[alternative]] in {relpath} needs task, name and "
+                                  f"bodies (and may have why): {sorted(entry)}")
+            found.append(Alternative(str(entry["task"]), str(entry["name"]), relpath,
+                                     dict(entry["bodies"]), str(entry.get("why", ""))))
+    return found
+
+
+def function_of(root, region):
+    """The qualified name (``Class.method``, ``outer.inner``) of the function whose body
+    holds ``region``."""
+    text = (pathlib.Path(root) / region.path).read_text(encoding="utf-8")
+    best = None
+
+    def walk(node, prefix):
+        nonlocal best
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                name = prefix + child.name
+                if isinstance(child, ast.ClassDef):
+                    walk(child, name + ".")
+                    continue
+                if child.lineno <= region.begin + 1 <= child.end_lineno:
+                    best = name
+                walk(child, name + ".")
+
+    walk(ast.parse(text), "")
+    return best
+
+
+def edits(course, alternative, task_regions):
+    """``[(region, new body lines)]`` for an alternative, checked against the regions."""
+    label = f"alternative {alternative.name!r} of task {alternative.task}"
+    by_function = {}
+    for region in task_regions:
+        by_function.setdefault(function_of(course.root, region), []).append(region)
+    unknown = sorted(set(alternative.bodies) - set(by_function))
+    if unknown:
+        raise CourseError(f"{label} ({alternative.source}): {unknown} hold no region of the "
+                          f"task (its regions are in {sorted(by_function)})")
+    task = course.task(alternative.task)
+    changes = []
+    for function, code in alternative.bodies.items():
+        found = by_function[function]
+        codes = code if isinstance(code, list) else [code] * len(found)
+        if len(codes) != len(found) or (not isinstance(code, list) and len(found) > 1
+                                        and code.strip() != "stub"):
+            raise CourseError(f"{label}: {function} holds {len(found)} regions of the task: "
+                              f"give a list of {len(found)} bodies, one per region")
+        for region, text in zip(found, codes):
+            body = (regions_mod.stub_lines(task, region.indent) if text.strip() == "stub"
+                    else regions_mod.reindent(text, region.indent))
+            changes.append((region, body))
+    return changes
+
+
+def runs(course, grader, grouped, note, chosen):
+    """Selfcheck's runs: each alternative of a ``chosen`` task scores full marks; and
+    every build task has one."""
+    from classroom.grade import Job
+    try:
+        found = load(course)
+    except CourseError as error:
+        note(False, str(error))
+        return []
+    ids = {t.id for t in chosen}
+    with_one = {a.task for a in found}
+    for task in chosen:
+        if task.kind == "build":
+            note(task.id in with_one, f"build task {task.id} has an alternative answer"
+                 if task.id in with_one else f"build task {task.id} has no alternative in "
+                 f"{FOLDER}: write one, to prove its tests grade the contract")
+    planned = []
+    for alternative in found:
+        if alternative.task not in ids:
+            continue
+        label = f"alternative {alternative.name!r} of task {alternative.task}"
+        try:
+            changes = edits(course, alternative, grouped.get(alternative.task, []))
+        except CourseError as error:
+            note(False, str(error))
+            continue
+
+        def prepare(workdir, changes=changes):
+            bodies = dict(changes)         # one rewrite: line numbers are the solution's
+            regions_mod.rewrite_regions(workdir, list(bodies), lambda r, old: bodies[r])
+
+        def judge(scores):
+            short = {i: f"{s.points:g}/{s.max_points:g} ({s.first_failure})"
+                     for i, s in scores.items() if s.points < s.max_points}
+            return not short, (f"loses points: {short}" if short else "full marks")
+
+        task = course.task(alternative.task)
+        planned.append((label, lambda p=prepare, t=task: judge(
+            grader.run(Job(course.root, (t,)), prepare=p)[0])))
+    return planned
+
+
+def main(argv=None):
+    import argparse
+    import tempfile
+    from classroom import course as course_mod
+    from classroom.grade import Grader
+    from classroom.selfcheck import run_all
+    parser = argparse.ArgumentParser(prog="python -m classroom.try_alternatives")
+    parser.add_argument("task_ids", nargs="*")
+    parser.add_argument("--jobs", type=int, default=1)
+    args = parser.parse_args(argv)
+    course = course_mod.load()
+    chosen = course.select(args.task_ids)
+    grouped = regions_mod.by_task(regions_mod.scan(course.root, course.settings.sources))
+    results = []
+
+    def note(ok, what):
+        results.append(ok)
+        print(f"{'ok  ' if ok else 'FAIL'}  {what}", flush=True)
+
+    with tempfile.TemporaryDirectory(prefix="classroom-alternatives-") as scratch:
+        grader = Grader(course, chosen, pathlib.Path(scratch) / "grading")
+        run_all(runs(course, grader, grouped, note, chosen), args.jobs, note)
+    return 0 if all(results) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,85 @@
+"""What `check` says about a failure: one line, then what the failing test compared."""
+
+import numpy as np
+import pytest
+
+from classroom import messages, runner, student_check
+from classroom.course import Task
+
+
+def _raised(function):
+    try:
+        function()
+    except BaseException as error:      # noqa: BLE001 (any failure, to describe it)
+        return error
+    raise AssertionError("expected a failure")
+
+
+def test_a_numpy_mismatch_shows_the_values_not_only_how_many_differ():
+    error = _raised(lambda: np.testing.assert_allclose([1.0, 2.0, 4.0], [1.0, 2.0, 3.0]))
+    line = messages.describe_exception(error)
+    assert line.startswith("a check failed: Not equal to tolerance")
+    assert "[2]: 4.0 (ACTUAL), 3.0 (DESIRED)" in line
+    details = messages.failure_details(error)
+    assert details[:4] == ["Not equal to tolerance rtol=1e-07, atol=0",
+                           " [2]: 4.0 (ACTUAL), 3.0 (DESIRED)",
+                           " ACTUAL: array([1., 2., 4.])",
+                           " DESIRED: array([1., 2., 3.])"]
+    assert any(d.startswith("Mismatched elements: 1 / 3") for d in details)
+
+
+def test_a_big_array_mismatch_keeps_a_few_lines_of_each_array():
+    error = _raised(lambda: np.testing.assert_array_equal(np.arange(30).reshape(5, 6),
+                                                          np.zeros((5, 6))))
+    details = messages.failure_details(error)
+    assert len(details) <= messages.MAX_DETAIL_LINES
+    assert sum("(ACTUAL)" in d for d in details) == 2          # the first mismatches
+    assert any(d.strip().startswith("ACTUAL: array([[ 0,  1,") for d in details)
+
+
+def test_an_assert_shows_pytests_explanation_without_addresses():
+    error = AssertionError("assert 3.0 == 5.0\n +  where 3.0 = <Value object at "
+                           "0x7f42b8180310>.grad")
+    assert messages.failure_details(error) == [
+        "assert 3.0 == 5.0", " +  where 3.0 = <Value object at 0x...>.grad"]
+
+
+def test_another_exception_shows_the_rest_of_its_message():
+    error = ValueError("shapes do not match\n  left: (2, 3)\n  right: (3, 2)")
+    assert messages.failure_details(error) == ["  left: (2, 3)", "  right: (3, 2)"]
+    assert messages.failure_details(ValueError("one line")) == []
+
+
+def test_check_prints_the_details_under_a_failing_task():
+    task = Task("4.2", "counting dependencies", 4, "Counting", 4, "a1")
+    score = runner.TaskScore(task, 2.0, 2, 4, "fail", "a check failed: Not equal / [2]: 4.0",
+                             "tests/test_engine.py::test_diamond", (),
+                             (" ACTUAL: array([1., 2., 4.])", " DESIRED: array([1., 2., 3.])"))
+    lines = student_check.format_lines(student_check.CheckResult({"4.2": score}, []))
+    assert lines[0].splitlines() == [
+        "   4.2  counting dependencies  FAIL      2/4  test_engine.py::test_diamond: a check "
+        "failed: Not equal / [2]: 4.0",
+        "        |  ACTUAL: array([1., 2., 4.])",
+        "        |  DESIRED: array([1., 2., 3.])"]
+
+
+@pytest.mark.parametrize("verbose", [False, True])
+def test_check_v_adds_pytests_whole_output(release_a1, verbose, capsys, tmp_path):
+    import shutil
+    from classroom import regions, workspace
+    from tests.classroom.fixture import make_course
+    out = tmp_path / "wrong"
+    shutil.copytree(release_a1[0], out)
+    course_root = make_course(tmp_path / "course")
+    found = regions.by_task(regions.scan(out, ["minigrad", "book"]))
+    workspace.splice_task(out, course_root, found["1.1"])
+    found = regions.by_task(regions.scan(out, ["minigrad", "book"]))
+    workspace.splice_task(out, course_root, found["1.2"])
+    engine = out / "minigrad" / "engine.py"
+    engine.write_text(engine.read_text().replace("node.grad = node.grad + grad",
+                                                 "node.grad = grad"))
+    student_check.check("1.2", root=out, verbose=verbose)
+    said = capsys.readouterr().out
+    assert "FAIL      1/3  test_engine.py::test_accumulates: a check failed: assert 3.0 == 5.0" \
+        in said
+    assert ("Traceback" in said or "def test_accumulates" in said) == verbose
