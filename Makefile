@@ -9,6 +9,7 @@
 #
 # Knobs: make PYTHON=python3.12 ...       interpreter for creating .venv
 #        make test PYTEST_ARGS="-x -k refcount"   extra pytest arguments
+#        make test PERTURB=ulp            with minitorch's inexact results moved by one ulp
 #        make NO_APT=1 ...                never call apt-get
 #
 #   make bench   benchmarks (bench/): minitorch beside numpy by hand, PyTorch and
@@ -50,7 +51,7 @@ PYTHON ?= python3
 VENV ?= .venv
 BIN := $(CURDIR)/$(VENV)/bin
 PYTEST_ARGS ?=
-NB_TIMEOUT ?= 300
+NB_TIMEOUT ?= $(if $(PERTURB),900,300)
 
 # Commands run with the venv's programs first on PATH (so notebook kernels
 # find graphviz-pure's `dot` fallback when there is no system Graphviz) and
@@ -59,8 +60,13 @@ NB_TIMEOUT ?= 300
 # rely on: they hold with 2 threads, other OpenBLAS kernels and numpy's SIMD
 # loops off too, as readers run them in Jupyter, Binder or Colab
 # (`make test-machines` checks it).
+# PERTURB=ulp: minitorch's inexact ops (exp, sums, matrix products...) move their float
+# results by one unit in the last place, as another machine's numpy or BLAS might
+# (scripts/perturb/minitorch_ulp.py); every compared output must still hold.
+PERTURB ?=
 RUN := env PATH="$(BIN):$$PATH" JUPYTER_PREFER_ENV_PATH=1 PYDEVD_DISABLE_FILE_VALIDATION=1 \
-	OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1 MKL_NUM_THREADS=1
+	OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1 MKL_NUM_THREADS=1 \
+	$(if $(PERTURB),PYTHONPATH="$(CURDIR)/scripts/perturb$${PYTHONPATH:+:$$PYTHONPATH}" MINITORCH_PERTURB="$(PERTURB)")
 
 # Unit tests, when the folder exists, and every notebook under book/.
 TEST_PATHS := $(wildcard tests) book

@@ -3,22 +3,39 @@
 LABELS = {"numpy": "numpy by hand", "torch": "PyTorch", "dezero": "DeZero", "minitorch": "minitorch",
           "minitorch_eager": "eager minitorch"}
 CHART = {"per_op": "per op", "per_op_no_grad": "per op,\nno_grad", "mlp_step": "MLP step",
-         "deep_chain": "depth 10,000", "memory_loop": "chapter 2's loop\n(memory)",
-         "memory_twice": "x * x loop\n(memory)", "digits": "digits", "gpt_step": "GPT step",
+         "deep_chain": "depth 10,000", "fanout_chain": "y = y + y * c,\nfresh process",
+         "memory_loop": "chapter 2's loop\n(memory)",
+         "memory_twice": "x * x loop\n(memory)", "memory_seeded": "x * x loop,\nseed held",
+         "digits": "digits", "gpt_step": "GPT step",
          "mlp_step_compiled": "MLP step,\ncompiled", "gpt_step_compiled": "GPT step,\ncompiled"}
 SHORT = {"per_op": "per-op overhead (µs/op)", "per_op_no_grad": "per-op overhead, no_grad (µs/op)",
          "mlp_step": "MLP 784-512-512-10 step (ms)", "deep_chain": "chain of depth 10,000 (s)",
+         "fanout_chain": "y = y + y * c, depth 10,000, fresh process (s)",
          "memory_loop": "chapter 2's loop, backward peak",
-         "memory_twice": "loop with y = x * x, backward peak", "digits": "digits MLP, 20 epochs (s)",
+         "memory_twice": "loop with y = x * x, backward peak",
+         "memory_seeded": "same, backward(seed) with the seed held, peak",
+         "digits": "digits MLP, 20 epochs (s)",
          "gpt_step": "GPT 4x128, context 64, step (ms)",
          "mlp_step_compiled": "MLP step, minitorch.compile (ms)",
          "gpt_step_compiled": "GPT step, minitorch.compile (ms)"}
-MEMORY = ("memory_loop", "memory_twice")
+MEMORY = ("memory_loop", "memory_twice", "memory_seeded")
 COLUMNS = ("numpy", "torch", "dezero", "minitorch")
 
 
 def _size(n):
     return f"{n / 1024:.0f} KiB" if abs(n) >= 1024 else f"{n:.0f} B"
+
+
+def machine_line(machine):
+    """The CPU and numpy's SIMD level, printed with the table: the ratios move from one
+    machine to another (the benchmarks appendix shows two)."""
+    simd = machine.get("numpy_simd") or {}
+    found = " ".join(simd.get("found", [])) or "none beyond the baseline"
+    blas = ", ".join(f"{b.get('internal_api')} {b.get('architecture')}" for b in
+                     machine.get("threadpools", []) if b.get("user_api") == "blas")
+    return (f"[bench] CPU: {machine['cpu']}; numpy {machine['numpy']} SIMD: baseline "
+            f"{' '.join(simd.get('baseline', [])) or '?'}, found {found}"
+            + (f"; BLAS: {blas}" if blas else ""))
 
 
 def cell(workload, name, result):
@@ -102,8 +119,10 @@ def chart(results, path):
                        fontsize=8)
     ax.set_ylabel("relative to the target's reference (log scale)")
     machine = results["machine"]
+    simd = (machine.get("numpy_simd") or {}).get("found") or []
     ax.set_title(f"Time (memory for the loops) relative to the target's reference\n"
-                 f"{machine['cpu']}, {machine['threads']} thread, numpy {machine['numpy']}, "
+                 f"{machine['cpu']}, {machine['threads']} thread, numpy {machine['numpy']}"
+                 f"{' (' + simd[-1] + ')' if simd else ''}, "
                  f"median of {results['settings']['rounds']} per-round ratios", fontsize=9)
     ax.legend(fontsize=8, ncol=3, loc="upper center", bbox_to_anchor=(0.5, -0.17), frameon=False)
     ax.grid(axis="y", which="both", alpha=0.3)

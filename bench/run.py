@@ -1,4 +1,4 @@
-"""Run the benchmarks of issues #5 and #16 and write the table, ``latest.json`` and ``latest.png``.
+"""Run the benchmarks of issues #5, #16 and #30 and write the table, ``latest.json`` and ``latest.png``.
 
     python -m bench.run [--quick] [--only WORKLOAD ...] [--rounds N] [--out DIR]
 
@@ -58,10 +58,22 @@ def _git_commit():
         return None
 
 
+def _numpy_simd():
+    """numpy's SIMD extensions: those it was built for (baseline) and those it found on this
+    CPU, which pick its kernels (and so its speed relative to PyTorch's own)."""
+    import numpy as np
+    try:
+        simd = np.show_config(mode="dicts")["SIMD Extensions"]
+    except (TypeError, KeyError, AttributeError):      # an older numpy
+        return None
+    return {"baseline": list(simd.get("baseline", [])), "found": list(simd.get("found", []))}
+
+
 def machine_info(impls, missing, blas):
     import numpy as np
     info = {
         "cpu": _cpu_model(),
+        "numpy_simd": _numpy_simd(),
         "cores": os.cpu_count(),
         "cores_usable": len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else None,
         "threads": THREADS,
@@ -142,6 +154,7 @@ def _run(args, impls, missing, blas, names, rounds, out):
     except ImportError as exc:
         print(f"[bench] no chart: {exc}")
     print()
+    print(report.machine_line(results["machine"]))
     print(report.table(results))
     print()
     print(f"[bench] wrote {out / 'latest.json'} and {out / 'latest.png'}")

@@ -669,6 +669,8 @@ class Tensor:
     def __add__(self, other):
         if type(other) is float or type(other) is int:
             return ops.AddScalar.apply(self, other)
+        if type(other) is Tensor:
+            return ops.Add.apply(self, other)
         return ops.add(self, other)
 
     __radd__ = __add__

@@ -51,8 +51,6 @@ PACKAGE_SOURCES = ("pyproject.toml", "README.md", "LICENSE", "LICENSE-text.md",
                    "minitorch", "classroom")
 # Pages that cannot run alone yet, with the reason; they are reported, not failed.
 KNOWN = {
-    "17_gpt": "its first cell must take gpt.py and the text from minitorch.book "
-              "(minitorch/book/__init__.py shows how)",
     "appendix_benchmarks": "reads bench/results/latest.json from the repository",
 }
 

@@ -4,20 +4,27 @@ A notebook's stored output must be a property of the method, not of the machine
 that wrote it (DESIGN.md, section 5). This script checks that by running the
 tests under configurations that change what a reader's machine may change:
 
-* OpenBLAS's matrix kernel (``OPENBLAS_CORETYPE``: Sandybridge, Haswell, SkylakeX,
-  Zen), which OpenBLAS otherwise picks by CPU;
+* OpenBLAS's matrix kernel (``OPENBLAS_CORETYPE``: Sandybridge, Haswell, SkylakeX),
+  which OpenBLAS otherwise picks by CPU (on AMD Zen, Haswell's);
 * numpy's SIMD loops (``NPY_DISABLE_CPU_FEATURES``: every loop above numpy's
   baseline switched off, AVX2 and AVX-512 among them);
 * the number of BLAS threads (``OPENBLAS_NUM_THREADS``: 1 or 2);
 * the Python version: the whole ``make test`` on each Python 3.10 to 3.13 found,
   each in its own virtual environment ``.venv-3.X`` (made by scripts/setup.sh),
-  except the browser test, which checks the HTML the book was built into.
+  except the browser test, which checks the HTML the book was built into;
+* the last bits of minitorch's inexact results (``perturb=ulp``): the unit tests and
+  the notebooks with every exp, sum and matrix product moved by one ulp
+  (scripts/perturb/minitorch_ulp.py), which is how another CPU's numpy loops and BLAS
+  kernel differ; it finds an output that depends on them on any CPU, AVX-512 or not.
 
 The kernel, SIMD and thread configurations run the notebooks (``pytest book
 --nbval``) with the ``.venv`` Python; the Python configurations run everything else.
 A configuration this machine cannot run (SkylakeX's kernels need AVX-512, and
 OpenBLAS would stop on an illegal instruction) is reported as not run, with the
-reason. Each configuration prints one line:
+reason, and so is a kernel configuration that is ``make test``'s own on this CPU
+(the kernel OpenBLAS picks by itself, one thread, numpy's own SIMD loops). There is
+no configuration for OpenBLAS's Zen kernels: they are its Haswell kernels (same bits).
+Each configuration prints one line:
 
     kernel=Sandybridge threads=1        passed  604  failed 0  112 s  (BLAS core Sandybridge)
 
@@ -52,10 +59,10 @@ PYTHON_VERSIONS = ("3.10", "3.11", "3.12", "3.13")
 
 # The CPU flags (as /proc/cpuinfo names them) each OpenBLAS kernel needs.
 KERNEL_FLAGS = {"Sandybridge": ("avx",), "Haswell": ("avx2", "fma"),
-                "SkylakeX": ("avx512f", "avx512bw", "avx512vl", "avx512dq"),
-                "Zen": ("avx2", "fma")}
-# OpenBLAS reports some kernels under another name: its Zen build uses Haswell's.
-KERNEL_ALIASES = {"Zen": ("Zen", "Haswell")}
+                "SkylakeX": ("avx512f", "avx512bw", "avx512vl", "avx512dq")}
+# Names OpenBLAS may report for the same code: on AMD Zen it picks its Haswell kernels.
+SAME_KERNEL = {"Zen": "Haswell"}
+PERTURB_DIR = ROOT / "scripts" / "perturb"
 
 
 @dataclasses.dataclass
@@ -65,6 +72,7 @@ class Config:
     env: dict
     kernel: str = None          # the OpenBLAS core type it asks for, if any
     python: str = None          # "3.12": the whole make test on that Python
+    perturb: str = None         # "ulp": unit tests and notebooks in that perturbation mode
 
 
 def configurations():
@@ -79,6 +87,9 @@ def configurations():
                           {**one, "OPENBLAS_CORETYPE": "Sandybridge",
                            "NPY_DISABLE_CPU_FEATURES": "<dispatch>"},
                           kernel="Sandybridge"))
+    configs.append(Config("perturb=ulp tests and notebooks",
+                          {**one, "MINITORCH_PERTURB": "ulp", "PYTHONPATH": str(PERTURB_DIR)},
+                          perturb="ulp"))
     configs += [Config(f"py{version} make test", {}, python=version)
                 for version in PYTHON_VERSIONS]
     return configs
@@ -129,17 +140,30 @@ def is_python(path, version):
     return _FOUND[path] == version
 
 
-def why_not(config, flags):
-    """Why this machine cannot run ``config``, or None when it can."""
+def why_not(config, flags, own_kernel=None):
+    """Why this machine cannot run ``config``, or need not, or None when it should.
+    ``own_kernel`` is the kernel OpenBLAS picks by itself here (what make test runs)."""
     if config.kernel is not None:
         if platform.machine().lower() not in ("x86_64", "amd64"):
             return f"not an x86-64 CPU ({platform.machine()})"
         missing = [flag for flag in KERNEL_FLAGS[config.kernel] if flag not in flags]
         if flags and missing:
             return f"CPU lacks {missing[0]}"
+        if is_make_test_itself(config, own_kernel):
+            return (f"make test's own configuration on this CPU (OpenBLAS picks "
+                    f"{own_kernel} by itself)")
     if config.python is not None and find_python(config.python) is None:
         return f"no Python {config.python} found (python{config.python} or pyenv)"
     return None
+
+
+def is_make_test_itself(config, own_kernel):
+    """Whether ``config`` runs the notebooks exactly as ``make test`` does on a CPU whose
+    own OpenBLAS kernel is ``own_kernel``: the same kernel, one thread, numpy's own SIMD."""
+    same = SAME_KERNEL.get(own_kernel, own_kernel)
+    return (config.kernel is not None and same == SAME_KERNEL.get(config.kernel, config.kernel)
+            and set(config.env) == {"OPENBLAS_CORETYPE", "OPENBLAS_NUM_THREADS"}
+            and config.env["OPENBLAS_NUM_THREADS"] == "1")
 
 
 def numpy_dispatch_features(python):
@@ -153,13 +177,15 @@ def numpy_dispatch_features(python):
 
 
 PROBE = """
-import json, numpy as np, threadpoolctl
+import json, sys, numpy as np, threadpoolctl
 from numpy._core._multiarray_umath import __cpu_features__ as features
 a = np.ones((64, 64)); a @ a
 blas = [i for i in threadpoolctl.threadpool_info() if i.get("internal_api") == "openblas"]
+perturb = sys.modules.get("minitorch_ulp")
 print(json.dumps({"core": blas[0]["architecture"] if blas else None,
                   "threads": blas[0]["num_threads"] if blas else None,
-                  "simd": sorted(k for k, on in features.items() if on)}))
+                  "simd": sorted(k for k, on in features.items() if on),
+                  "perturb": perturb.active() if perturb else None}))
 """
 
 
@@ -173,12 +199,19 @@ def probe(python, env):
     return json.loads(done.stdout), None
 
 
+def own_blas_kernel():
+    """The kernel OpenBLAS picks by itself on this CPU (for .venv's numpy), or None."""
+    seen, error = probe(str(ROOT / ".venv" / "bin" / "python"), base_env(".venv"))
+    return None if error else seen["core"]
+
+
 # ----- running one configuration ---------------------------------------------------------
 
 def base_env(venv):
     """The environment ``make test`` gives its commands, with ``venv`` first on PATH."""
     env = dict(os.environ)
-    for key in ("OPENBLAS_CORETYPE", "NPY_DISABLE_CPU_FEATURES", "OPENBLAS_NUM_THREADS"):
+    for key in ("OPENBLAS_CORETYPE", "NPY_DISABLE_CPU_FEATURES", "OPENBLAS_NUM_THREADS",
+                "MINITORCH_PERTURB"):
         env.pop(key, None)
     env.update(PATH=f"{ROOT / venv / 'bin'}{os.pathsep}{env.get('PATH', '')}",
                JUPYTER_PREFER_ENV_PATH="1", PYDEVD_DISABLE_FILE_VALIDATION="1",
@@ -256,15 +289,20 @@ def run_config(config, args):
         seen, error = probe(python, env)
         if error:
             return f"{config.name:<50} FAILED before testing: {error}", True
-        if config.kernel and seen["core"] not in KERNEL_ALIASES.get(config.kernel,
-                                                                    (config.kernel,)):
+        if config.kernel and seen["core"] != config.kernel:
             return (f"{config.name:<50} FAILED: OpenBLAS runs {seen['core']}, not "
                     f"{config.kernel}"), True
-        command = [python, "-m", "pytest", *args.notebooks, "--nbval", "--nbval-current-env",
-                   "--nbval-sanitize-with", "book/sanitize.cfg",
+        if seen["perturb"] != config.perturb:
+            return (f"{config.name:<50} FAILED: perturbation mode {seen['perturb']}, not "
+                    f"{config.perturb}"), True
+        tests = ["tests", f"--ignore={SAME_ON_EVERY_PYTHON}"] if config.perturb else []
+        command = [python, "-m", "pytest", *tests, *args.notebooks, "--nbval",
+                   "--nbval-current-env", "--nbval-sanitize-with", "book/sanitize.cfg",
                    f"--nbval-cell-timeout={args.cell_timeout}", "-q", "-p",
                    "no:cacheprovider", f"--junitxml={junit}", *args.pytest_args]
         detail = f"BLAS core {seen['core']}, {seen['threads']} thread(s)"
+        if config.perturb:
+            detail += f", perturbation {config.perturb}"
     else:
         venv = f".venv-{config.python}"
         env = base_env(venv)
@@ -306,7 +344,8 @@ def main(argv=None):
                         help="seconds a cell may take (2 BLAS threads on a busy "
                              "machine are slow)")
     parser.add_argument("--notebooks", nargs="+", default=["book"],
-                        help="the notebooks the kernel, SIMD and thread configurations run")
+                        help="the notebooks the kernel, SIMD, thread and perturbation "
+                             "configurations run")
     parser.add_argument("pytest_args", nargs="*", help="extra pytest arguments (after --)")
     args = parser.parse_args(argv)
 
@@ -317,9 +356,10 @@ def main(argv=None):
         print("\n".join(c.name for c in configurations()))
         return 0
     flags = cpu_flags()
+    own_kernel = own_blas_kernel() if any(c.kernel for c in configs) else None
     runnable, lines = [], {}
     for config in configs:
-        reason = why_not(config, flags)
+        reason = why_not(config, flags, own_kernel)
         if reason:
             lines[config.name] = f"{config.name:<50} not run: {reason}"
         else:

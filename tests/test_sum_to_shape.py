@@ -66,6 +66,8 @@ def test_each_element_receives_the_sum_over_its_copies(data):
     ((5, 1, 3), (1, 3), [[30.0, 35.0, 40.0]]),           # a size-1 dim not stretched stays
     ((3, 4), (), 66.0),                                  # a 0-d operand: the sum of all
     ((1, 2, 3), (2, 1), [[3.0], [12.0]]),                # a size-1 dim in front, added
+    ((1, 4), (1,), [6.0]),                   # stretched dim i of shape is dim lead + i of x
+    ((2, 1, 4), (1, 1), [[28.0]]),                       # ... not dim i of x
 ])
 def test_sum_to_shape_on_known_shapes(big, shape, expected):
     x = np.arange(float(np.prod(big))).reshape(big)     # 0, 1, 2, ... (worked by hand)

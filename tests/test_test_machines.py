@@ -17,10 +17,11 @@ def config(name):
 
 def test_every_kernel_thread_count_simd_level_and_python_has_a_configuration():
     names = [c.name for c in tm.configurations()]
-    for kernel in ("Sandybridge", "Haswell", "SkylakeX", "Zen"):
+    for kernel in ("Sandybridge", "Haswell", "SkylakeX"):
         assert f"kernel={kernel} threads=1" in names
     assert "kernel=Haswell threads=2" in names
     assert any("numpy-simd=baseline" in name for name in names)
+    assert "perturb=ulp tests and notebooks" in names
     assert [n for n in names if n.startswith("py")] == [
         "py3.10 make test", "py3.11 make test", "py3.12 make test", "py3.13 make test"]
 
@@ -37,7 +38,7 @@ def test_a_kernel_the_cpu_cannot_run_is_not_run_with_the_missing_flag(monkeypatc
 
 def test_kernels_are_not_run_on_another_architecture(monkeypatch):
     monkeypatch.setattr(tm.platform, "machine", lambda: "aarch64")
-    assert tm.why_not(config("kernel=Zen threads=1"), set()) == "not an x86-64 CPU (aarch64)"
+    assert tm.why_not(config("kernel=Haswell threads=1"), set()) == "not an x86-64 CPU (aarch64)"
 
 
 def test_a_missing_python_is_reported_not_run(monkeypatch):
@@ -69,3 +70,35 @@ def test_the_command_line_lists_and_selects(capsys):
 def test_only_the_two_thread_configuration_runs_alone():
     alone = [c.name for c in tm.configurations() if tm.blas_threads(c) > 1]
     assert alone == ["kernel=Haswell threads=2"]
+
+
+def test_a_kernel_configuration_that_is_make_test_itself_is_not_run(monkeypatch):
+    monkeypatch.setattr(tm.platform, "machine", lambda: "x86_64")
+    avx512 = {"avx", "avx2", "fma", "avx512f", "avx512bw", "avx512vl", "avx512dq"}
+    reason = tm.why_not(config("kernel=SkylakeX threads=1"), avx512, own_kernel="SkylakeX")
+    assert reason == "make test's own configuration on this CPU (OpenBLAS picks SkylakeX by itself)"
+    # on AMD Zen OpenBLAS runs its Haswell kernels
+    assert tm.why_not(config("kernel=Haswell threads=1"), avx512, own_kernel="Zen")
+    assert tm.why_not(config("kernel=Haswell threads=1"), avx512, own_kernel="SkylakeX") is None
+    # two threads, or numpy's SIMD loops off, are not what make test runs
+    assert tm.why_not(config("kernel=Haswell threads=2"), avx512, own_kernel="Haswell") is None
+    assert tm.why_not(config("kernel=Sandybridge numpy-simd=baseline threads=1"), avx512,
+                      own_kernel="Sandybridge") is None
+
+
+def test_the_perturbation_configuration_runs_the_tests_and_notebooks_perturbed():
+    perturbed = config("perturb=ulp tests and notebooks")
+    assert perturbed.perturb == "ulp" and perturbed.kernel is None and perturbed.python is None
+    assert perturbed.env["MINITORCH_PERTURB"] == "ulp"
+    assert (tm.PERTURB_DIR / "sitecustomize.py").is_file()
+    assert perturbed.env["PYTHONPATH"] == str(tm.PERTURB_DIR)
+    assert tm.why_not(perturbed, set()) is None
+
+
+def test_the_probe_sees_whether_the_perturbation_is_on():
+    python = sys.executable
+    env = tm.base_env(".venv")
+    off, error = tm.probe(python, env)
+    assert error is None and off["perturb"] is None
+    on, error = tm.probe(python, {**env, **config("perturb=ulp tests and notebooks").env})
+    assert error is None and on["perturb"] == "ulp"

@@ -18,11 +18,23 @@ tables), ``version()``, and:
     An MLP with ReLU between its linear layers, softmax cross-entropy and
     plain SGD.  ``weights`` is a list of ``(W, b)`` float32 arrays in
     PyTorch's layout (``W`` is out x in).  ``net.step(x, y)`` does one
-    training step on a batch made by ``batch(x, y)`` and returns the loss as
+    training step on a batch made by ``fanout_chain(x0, depth)``
+    Set-up for ``depth`` steps of ``y = y + y * FANOUT`` on a leaf holding the
+    float64 array ``x0`` (each step uses ``y`` twice, so backward adds two
+    gradients at every step), then a sum and backward.  ``run()`` returns the
+    gradient (numpy).
+
+``batch(x, y)`` and returns the loss as
     a float; ``net.predict(x)`` returns class indices (numpy);
     ``net.arrays()`` the parameters as numpy arrays (W1, b1, W2, ...);
     ``net.dtypes()`` the dtype names of the parameters, their gradients and
     the last loss.
+
+``fanout_chain(x0, depth)``
+    Set-up for ``depth`` steps of ``y = y + y * FANOUT`` on a leaf holding the
+    float64 array ``x0`` (each step uses ``y`` twice, so backward adds two
+    gradients at every step), then a sum and backward.  ``run()`` returns the
+    gradient (numpy).
 
 ``batch(x, y)``
     The implementation's own objects for a batch of inputs and labels.
@@ -31,7 +43,8 @@ tables), ``version()``, and:
     The seeds' loop body: ``y = square(square(square(x)))`` on a leaf made
     from ``x`` (``twice_graph``: each square written ``u * u``, the same
     tensor twice in one op); then the sum's backward, returning the gradient
-    (numpy).
+    (numpy).  ``seeded_backward(handle)``: backward from a gradient of ones
+    that the caller makes and holds while backward runs (``y.backward(seed)``).
 
 The implementations that may be missing (PyTorch, DeZero) raise ImportError
 when their module is imported.
@@ -43,6 +56,7 @@ import importlib
 MUL = 0.999
 ADD = 0.001
 CYCLE = 4          # ops per repetition of the cycle (mul, add, exp, log)
+FANOUT = 1e-4      # the fan-out chain: y = y + y * FANOUT
 
 ORDER = ("numpy", "torch", "dezero", "minitorch")
 MODULES = {"numpy": "numpy_impl", "torch": "torch_impl", "dezero": "dezero_impl",

@@ -8,7 +8,7 @@ which is the point of the book.
 
 from types import SimpleNamespace
 
-from . import ADD, CYCLE, MUL
+from . import ADD, CYCLE, FANOUT, MUL
 
 
 def adapter(torch):
@@ -35,6 +35,18 @@ def adapter(torch):
                 for _ in range(n_ops // CYCLE):
                     y = (y * MUL + ADD).exp().log()
             return y.numpy()
+        return run
+
+    def fanout_chain(x0, depth):
+        x = torch.from_numpy(x0.copy()).requires_grad_()
+
+        def run():
+            x.grad = None
+            y = x
+            for _ in range(depth):
+                y = y + y * FANOUT          # y used twice: two gradients meet at each step
+            y.sum().backward()
+            return x.grad.numpy()
         return run
 
     def batch(x, y):
@@ -90,6 +102,12 @@ def adapter(torch):
         handle["y"].sum().backward()
         return handle["x"].grad.numpy()
 
-    return SimpleNamespace(op_chain=op_chain, op_chain_no_grad=op_chain_no_grad, batch=batch,
+    def seeded_backward(handle):
+        seed = torch.ones_like(handle["y"])
+        handle["y"].backward(seed)          # the caller holds the seed while backward runs
+        return handle["x"].grad.numpy()
+
+    return SimpleNamespace(op_chain=op_chain, op_chain_no_grad=op_chain_no_grad,
+                           fanout_chain=fanout_chain, batch=batch,
                            Net=Net, seeds_graph=seeds_graph, twice_graph=twice_graph,
-                           seeds_backward=seeds_backward)
+                           seeds_backward=seeds_backward, seeded_backward=seeded_backward)

@@ -31,7 +31,7 @@ finally:
     if _added_int:
         del np.int
 
-from . import ADD, CYCLE, MUL
+from . import ADD, CYCLE, FANOUT, MUL
 
 NAME = "dezero"
 LABEL = "DeZero"
@@ -85,6 +85,19 @@ def op_chain_no_grad(x0, n_ops):
             for _ in range(n_ops // CYCLE):
                 y = F.log(F.exp(y * MUL + ADD))
         return y.data
+    return run
+
+
+def fanout_chain(x0, depth):
+    x = Variable(x0.copy())
+
+    def run():
+        x.cleargrad()
+        y = x
+        for _ in range(depth):
+            y = y + y * FANOUT
+        F.sum(y).backward()
+        return x.grad.data
     return run
 
 
@@ -157,4 +170,11 @@ def twice_graph(x):
 
 def seeds_backward(handle):
     F.sum(handle["y"]).backward()
+    return handle["x"].grad.data
+
+
+def seeded_backward(handle):
+    seed = Variable(np.ones_like(handle["y"].data))
+    handle["y"].grad = seed             # DeZero starts backward from the output's .grad
+    handle["y"].backward()
     return handle["x"].grad.data

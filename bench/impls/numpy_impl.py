@@ -7,7 +7,7 @@ minitorch spends beyond this is the price of doing it automatically.
 
 import numpy as np
 
-from . import ADD, CYCLE, MUL
+from . import ADD, CYCLE, FANOUT, MUL
 
 NAME = "numpy"
 LABEL = "numpy by hand"
@@ -46,6 +46,20 @@ def op_chain_no_grad(x0, n_ops):
         for _ in range(n_ops // CYCLE):
             y = np.log(np.exp(y * MUL + ADD))
         return y
+    return run
+
+
+def fanout_chain(x0, depth):
+    x = x0.copy()
+
+    def run():
+        y = x
+        for _ in range(depth):
+            y = y + y * FANOUT
+        g = np.ones_like(y)              # d sum / d y; nothing saved: d(y + c y) = dy + c dy
+        for _ in range(depth):
+            g = g + g * FANOUT
+        return g
     return run
 
 
@@ -124,11 +138,16 @@ def twice_graph(x):
     return {"x": x, "y": y, "saved": [x, a, b]}
 
 
-def seeds_backward(handle):
+def seeds_backward(handle, seed=None):
     saved = handle.pop("saved")          # backward frees what forward kept, as autograd does
-    g = np.ones_like(handle["y"])
+    g = np.ones_like(handle["y"]) if seed is None else seed
     while saved:
         u = saved.pop()
         g = 2 * u * g                    # d u**2 = d (u * u) = 2 u du
         del u
     return g
+
+
+def seeded_backward(handle):
+    seed = np.ones_like(handle["y"])     # held here while backward runs, as by autograd's caller
+    return seeds_backward(handle, seed)

@@ -10,8 +10,9 @@ minitorch's per-round ratios to each peer, the target and whether it is met
 
 import importlib
 
-NAMES = ("per_op", "per_op_no_grad", "mlp_step", "deep_chain", "memory_loop", "memory_twice",
-         "digits", "gpt_step", "mlp_step_compiled", "gpt_step_compiled")
+NAMES = ("per_op", "per_op_no_grad", "mlp_step", "deep_chain", "fanout_chain", "memory_loop",
+         "memory_twice", "memory_seeded", "digits", "gpt_step", "mlp_step_compiled",
+         "gpt_step_compiled")
 
 
 def get(name):

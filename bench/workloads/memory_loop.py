@@ -27,12 +27,13 @@ ITERATIONS = 10
 FLAT_BYTES = 8_000      # a tenth of one 10,000-element float64 array
 
 
-def seeds_loop(impl, iterations, size, graph="seeds_graph"):
+def seeds_loop(impl, iterations, size, graph="seeds_graph", backward="seeds_backward"):
     """Memory still in use after each iteration, and each backward's peak above its start.
-    ``graph`` names the adapter's function that builds the loop's graph."""
-    make_graph = getattr(impl, graph)
+    ``graph`` and ``backward`` name the adapter's functions that build the loop's graph
+    and run its backward."""
+    make_graph, run_backward = getattr(impl, graph), getattr(impl, backward)
     rng = np.random.default_rng(0)
-    impl.seeds_backward(make_graph(rng.standard_normal(size)))   # warm-up, not traced
+    run_backward(make_graph(rng.standard_normal(size)))     # warm-up, not traced
     enabled = gc.isenabled()
     gc.collect()
     gc.disable()
@@ -44,7 +45,7 @@ def seeds_loop(impl, iterations, size, graph="seeds_graph"):
             handle = make_graph(x)
             start = tracemalloc.get_traced_memory()[0]
             tracemalloc.reset_peak()
-            impl.seeds_backward(handle)
+            run_backward(handle)
             peaks.append(tracemalloc.get_traced_memory()[1] - start)
             current.append(tracemalloc.get_traced_memory()[0])
     finally:
@@ -54,12 +55,12 @@ def seeds_loop(impl, iterations, size, graph="seeds_graph"):
     return current, peaks
 
 
-def run(impls, rounds, quick, log=None, graph="seeds_graph"):
+def run(impls, rounds, quick, log=None, graph="seeds_graph", backward="seeds_backward"):
     measured = {name: impl for name, impl in impls.items() if name != "torch"}
     per_round = {name: {"growth": [], "peak": []} for name in measured}
     for r in range(rounds):
         for name, impl in measured.items():
-            current, peaks = seeds_loop(impl, ITERATIONS, SIZE, graph)
+            current, peaks = seeds_loop(impl, ITERATIONS, SIZE, graph, backward)
             per_round[name]["growth"].append(current[-1] - current[0])
             per_round[name]["peak"].append(statistics.median(peaks))
         if log:

@@ -13,7 +13,8 @@ from . import ratio_met, record
 NAME = "per_op"
 TITLE = "per-op overhead: chain of 1,000 elementwise ops (mul, add, exp, log) on a (16,) tensor, then sum and backward"
 UNIT = "µs per op"
-TARGET = {"reference": "torch", "max_ratio": 1.0, "text": "at most PyTorch's, measured in the same run"}
+TARGET = {"reference": "torch", "max_ratio": 0.9,
+          "text": "at most 0.9 x PyTorch's, measured in the same run (a margin for other CPUs)"}
 N_OPS = 1000
 SIZE = 16
 REPS = {False: 10, True: 5}    # calls per round, full run and --quick

@@ -66,11 +66,15 @@ class ExplainOutput:
 
 def explain(f, *extra_args, **extra_kwargs):
     """``explain(f)(*args)``: capture one call of ``f`` and report its graphs and graph
-    breaks (the call runs, as any first call of a compiled function does)."""
+    breaks (the call runs, as any first call of a compiled function does).
+
+    As PyTorch's, it first forgets every compiled graph (``reset()``): functions compiled
+    before it capture again on their next call."""
     from ..nn import Module
     from .eval_frame import CompiledCode
 
     def inner(*args, **kwargs):
+        reset()
         graphs = []
 
         def record(gm, example_inputs):

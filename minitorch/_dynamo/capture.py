@@ -22,6 +22,7 @@ compiles.
 """
 
 import operator
+import os
 import sys
 import traceback
 
@@ -170,10 +171,10 @@ def _read_for_the_user():
     frame = sys._getframe(3)
     while frame is not None:
         filename = frame.f_code.co_filename
-        if "/numpy/" not in filename and not filename.endswith("capture.py"):
+        if not filename.startswith(_NUMPY) and not filename.endswith("capture.py"):
             if not filename.startswith(_PACKAGE):
                 return True
-            return filename.endswith(_HANDED_OVER) or "/_dynamo/" in filename
+            return filename.endswith(_HANDED_OVER) or filename.startswith(_DYNAMO)
         frame = frame.f_back
     return True
 
@@ -481,7 +482,10 @@ def run_unrecorded(cls, args):
         function.transform_apply[0] = saved
 
 
-_PACKAGE = __file__.rsplit("/_dynamo/", 1)[0] + "/"
+# Folders as the interpreter names code files (os.sep: backslashes on Windows).
+_DYNAMO = os.path.dirname(os.path.abspath(__file__)) + os.sep
+_PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
+_NUMPY = os.path.dirname(os.path.abspath(np.__file__)) + os.sep
 
 
 def _user_stack():

@@ -6,7 +6,7 @@ grad mode, the modules' training flags) and its compiled graphs.  On a call:
 
 1. the first entry whose guards hold is *replayed* (``Replay``);
 2. if none holds, the call is captured (``capture.Capture``) and each of its graphs
-   handed to the backend: a *recompile*, up to ``config.cache_size_limit`` entries.
+   handed to the backend: a *recompile*, up to ``config.recompile_limit`` entries.
 
 Replaying runs the function's Python again, but every op it asks for is *served*:
 the first op of a graph runs the compiled graph, which computes all of that graph's
@@ -33,13 +33,15 @@ from ..ops import aten
 from ..ops.aten import op_for
 from . import capture as _capture
 from . import config
-from .exc import BackendCompilerFailed
+from .exc import BackendCompilerFailed, RecompileError
 from .guards import Guards, flatten_inputs
 from ..fx.experimental.symbolic_shapes import SymInt, evaluate
 
 __all__ = ["optimize", "OptimizedModule", "disable", "is_compiling", "reset_caches"]
 
 _caches = weakref.WeakSet()     # every compiled callable alive, for reset()
+_frame_ids = [0]                # the next compiled function's number in messages (0/1: its
+                                # first capture's second recompile); reset() starts again
 _live_replay = [None]
 _disabled = [0]
 
@@ -59,7 +61,9 @@ class CompiledCode:
         self.backend_name = backend if isinstance(backend, str) else \
             getattr(backend, "__name__", type(backend).__name__)
         self.fullgraph, self.dynamic = fullgraph, dynamic
-        self.entries = []
+        self.entries = []               # newest first
+        self.captures = 0
+        self.frame_id = None
         self.recompile_reasons = []
         self.names = _argument_names(fn)
         self.auto_dynamic = set()       # (input position, dim) that changed size before
@@ -71,24 +75,56 @@ class CompiledCode:
             return self.fn(*args, **kwargs)         # inside another compiled call: inlined
         flat, names = flatten_inputs(args, kwargs, self.names)
         reasons = []
-        for entry in self.entries:
+        for entry in self.entries:                  # newest first
             reason = entry.guards.check(flat, self.module)
+            if reason is None and not entry.took_another_path:
+                return self._replay(entry, args, kwargs, flat)
             if reason is None:
-                return entry.replay(self.fn, args, kwargs, flat)
-            reasons.append(reason)
-        if len(self.entries) >= config.cache_size_limit:
+                reason = ("the last call that passed these guards took another path (an op "
+                          "differed from the capture, as a graph break can make it)")
+            reasons.append((entry, reason))
+        if len(self.entries) >= config.recompile_limit:
             if not getattr(self, "_warned", False):
                 warnings.warn(f"minitorch.compile: {self.fn.__name__} was recompiled "
-                              f"{config.cache_size_limit} times (the cache_size_limit); it "
-                              f"now runs without compiling. Last reason: {reasons[-1]}")
+                              f"{config.recompile_limit} times (config.recompile_limit); it "
+                              f"now runs without compiling. Last reason: {reasons[-1][1]}")
                 self._warned = True
             return self.fn(*args, **kwargs)
         if reasons:
-            self.recompile_reasons.append(reasons[0])
+            if config.error_on_recompile:
+                raise RecompileError(self._recompile_message(reasons))
+            self.recompile_reasons.append(reasons[-1][1])   # the oldest entry's
             if self.dynamic is None and config.automatic_dynamic_shapes:
                 for entry in self.entries:
                     self.auto_dynamic |= entry.guards.size_changes(flat)
         return self._capture_and_compile(args, kwargs, flat, names)
+
+    def _replay(self, entry, args, kwargs, flat):
+        """Replay ``entry``.  If the call takes another path, the entry is skipped next
+        time and the entries it was preferred to get their chance again (so that a
+        function whose branch goes both ways settles on one capture per path); when
+        every entry whose guards pass has gone astray, the next call captures again."""
+        result, derailed = entry.replay(self.fn, args, kwargs, flat)
+        entry.took_another_path = derailed
+        if derailed:
+            for other in self.entries:
+                if other is not entry and other.took_another_path and \
+                        other.guards.check(flat, self.module) is None:
+                    other.took_another_path = False
+        return result
+
+    def _recompile_message(self, reasons):
+        """PyTorch's words: the function, then each cached capture's failed guard,
+        newest first, as ``frame/entry: reason``."""
+        if self.frame_id is None:
+            self.frame_id = _next_frame_id()
+        code = _code_of(self.module.forward if self.module is not None else self.fn)
+        where = f" in {code.co_filename}:{code.co_firstlineno}" if code else ""
+        lines = [f"Recompiling function {getattr(code, 'co_name', '?')}{where}",
+                 "    triggered by the following guard failure(s):"]
+        lines += [f"    - {self.frame_id}/{entry.number}: {reason}"
+                  for entry, reason in reasons]
+        return "\n".join(lines)
 
     def dynamic_dims(self, flat):
         """Which dims of which inputs to capture as symbolic sizes: all of them with
@@ -108,6 +144,8 @@ class CompiledCode:
         return dims
 
     def _capture_and_compile(self, args, kwargs, flat, names):
+        if self.frame_id is None:
+            self.frame_id = _next_frame_id()
         dynamic = self.dynamic_dims(flat)
         capture = _capture.Capture(self.fullgraph, dynamic)
         capture.inputs(flat, names)
@@ -116,40 +154,57 @@ class CompiledCode:
         with capture, _EngineCalls():
             result = self.fn(*args, **kwargs)
         capture.result = result
-        entry = CacheEntry(Guards(flat, names, self.module, dynamic), capture)
+        entry = CacheEntry(Guards(flat, names, self.module, dynamic), capture,
+                           self.captures)
+        self.captures += 1
         for segment in entry.segments:
             examples = [v.tensor for v in segment.inputs]
             try:
                 segment.compiled = self.backend(segment.graph_module, examples)
             except Exception as e:
                 raise BackendCompilerFailed(self.backend_name, e) from e
-        self.entries.append(entry)
+        self.entries.insert(0, entry)
         return result
 
     def reset(self):
         self.entries.clear()
+        self.captures = 0
+        self.frame_id = None
         self.recompile_reasons.clear()
+
+
+def _next_frame_id():
+    _frame_ids[0] += 1
+    return _frame_ids[0] - 1
+
+
+def _code_of(fn):
+    fn = inspect.unwrap(getattr(fn, "__func__", fn))
+    return getattr(fn, "__code__", None)
 
 
 class CacheEntry:
     """One captured call: its guards, steps and compiled segments."""
 
-    def __init__(self, guards, capture):
-        self.guards = guards
+    def __init__(self, guards, capture, number=0):
+        self.guards, self.number = guards, number     # number: in messages, 0/number
         self.steps = capture.steps
         self.breaks = capture.breaks
         self.segments = _capture.segments_of(capture)
         self.bound = [v for v in capture.values if v.kind in ("param", "buffer", "external")]
         self.inputs = [v for v in capture.values if v.kind == "input"]
         self.misses = 0
+        self.took_another_path = False
 
     def replay(self, fn, args, kwargs, flat):
+        """Run ``fn`` served from this entry: its result, and whether it took another
+        path than the capture (then it finished eagerly)."""
         replay = Replay(self, flat)
         with replay:
             result = fn(*args, **kwargs)
         if replay.derailed:
             self.misses += 1
-        return result
+        return result, bool(replay.derailed)
 
 
 class Replay:
@@ -399,6 +454,7 @@ class _EngineCalls:
 def reset_caches():
     for code in list(_caches):
         code.reset()
+    _frame_ids[0] = 0
 
 
 

@@ -1,7 +1,7 @@
 """The errors ``minitorch.compile`` raises (chapter 19), with PyTorch's names and types."""
 
 __all__ = ["TorchDynamoException", "Unsupported", "BackendCompilerFailed",
-           "RecompileLimitExceeded", "UserError", "InvalidBackend"]
+           "RecompileLimitExceeded", "RecompileError", "UserError", "InvalidBackend"]
 
 
 class TorchDynamoException(RuntimeError):
@@ -29,6 +29,11 @@ class InvalidBackend(TorchDynamoException):
 
 class RecompileLimitExceeded(Unsupported):
     pass
+
+
+class RecompileError(TorchDynamoException):
+    """A compiled function would capture again, and ``config.error_on_recompile`` is set:
+    the message lists why each cached capture could not be replayed."""
 
 
 class UserError(TorchDynamoException):

@@ -73,7 +73,7 @@ class Guards:
             elif type(x) is not a or not (x == b):
                 return f"{name} == {b!r}"
         if grad_mode.is_grad_enabled() != self.grad_enabled:
-            return f"grad mode: the capture ran with grad mode {_on(self.grad_enabled)}"
+            return "GLOBAL_STATE changed: grad_mode "
         if get_default_dtype() is not self.default_dtype:
             return "the default dtype changed"
         if module is not None and _training(module) != self.training:
@@ -82,6 +82,14 @@ class Guards:
 
     @staticmethod
     def _tensor(name, x, shape, dtype, requires_grad, free):
+        """The first check that fails, in the order PyTorch's tensor guard makes them:
+        dtype, requires_grad, rank, then each size."""
+        if x.dtype is not dtype:
+            return (f"tensor '{name}' dtype mismatch. expected {dtype.type_name}, "
+                    f"actual {x.dtype.type_name}")
+        if x.requires_grad != requires_grad:
+            return (f"tensor '{name}' requires_grad mismatch. expected "
+                    f"requires_grad={int(requires_grad)}")
         actual = x._data.shape
         if len(actual) != len(shape):
             return (f"tensor '{name}' rank mismatch. expected {len(shape)}, "
@@ -89,11 +97,6 @@ class Guards:
         for d, (e, a) in enumerate(zip(shape, actual)):
             if e != a and d not in free:
                 return f"tensor '{name}' size mismatch at index {d}. expected {e}, actual {a}"
-        if x.dtype is not dtype:
-            return f"tensor '{name}' dtype mismatch. expected {dtype}, actual {x.dtype}"
-        if x.requires_grad != requires_grad:
-            return (f"tensor '{name}' requires_grad mismatch. expected "
-                    f"requires_grad={int(requires_grad)}")
         return None
 
     def size_changes(self, flat):

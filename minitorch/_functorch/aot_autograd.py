@@ -25,6 +25,7 @@ the tangents.  ``aot_module_simplified`` wraps the two compiled graphs in one
 the compiled backward graph.
 """
 
+import functools
 import operator
 
 from .._tensor import Tensor
@@ -35,7 +36,7 @@ from ..nn import Module
 from ..ops import aten
 from ..ops._common import BuiltinBackward
 
-__all__ = ["aot_module_simplified", "aot_function", "trace_joint", "partition", "nop",
+__all__ = ["aot_module_simplified", "aot_function", "make_boxed_func", "trace_joint", "partition", "nop",
            "JointGraph"]
 
 
@@ -50,7 +51,8 @@ _OPS_BACKWARD = {"add", "add_scalar", "sub", "sub_scalar", "r_sub", "mul", "mul_
 
 # In-place ops and their out-of-place twins (same arguments).
 FUNCTIONAL = {"add_inplace": "add", "sub_inplace": "sub", "mul_inplace": "mul",
-              "div_inplace": "div", "relu_inplace": "relu"}
+              "div_inplace": "div", "relu_inplace": "relu",
+              "relu_inplace_inplace": "relu"}   # Tensor.relu_'s class (ops/inplace.py)
 
 
 class Unsupported(RuntimeError):
@@ -69,6 +71,7 @@ class _JointRecorder:
         self.phase = "forward"
         self.backward_nodes = []
         self.constants = []
+        self.running_original = False
 
     # ----- values --------------------------------------------------------------------------
     def bind(self, t, node):
@@ -139,6 +142,8 @@ class _JointRecorder:
     # ----- the engine's calls -------------------------------------------------------------
     def run_backward(self, original, node, grad_outputs, owned):
         """The engine calls a node's backward: record it."""
+        if self.running_original:       # a node's own backward calling its base class's
+            return original(node, grad_outputs, owned)
         cls = node._forward_cls
         op = aten.op_for(cls)
         n = len(node._next_edges)
@@ -149,7 +154,7 @@ class _JointRecorder:
         if forward is None:
             raise Unsupported(f"a backward node ({type(node).__name__}) that no traced "
                               "forward op made")
-        results, _ = original(node, grad_outputs, owned)
+        results, _ = self._unrecorded(original, node, grad_outputs, owned)
         context = self._context_of(forward, node)
         grads = [None if g is None else self.arg(g) for g in grad_outputs]
         call = self.graph.call_function(op.backward, (context, *grads))
@@ -160,6 +165,17 @@ class _JointRecorder:
                 self.backward_nodes.append(item)
                 self.bind(r, item)
         return results, [False] * n
+
+    def _unrecorded(self, original, node, grad_outputs, owned):
+        """The node's real backward, its ops not recorded: the graph calls ``op.backward``
+        instead."""
+        saved, function.transform_apply[0] = function.transform_apply[0], None
+        self.running_original = True
+        try:
+            return original(node, grad_outputs, owned)
+        finally:
+            function.transform_apply[0] = saved
+            self.running_original = False
 
     def _context_of(self, forward, node):
         """Make the forward node return its op's context too (``op.with_ctx``)."""
@@ -267,16 +283,32 @@ def trace_joint(gm, example_inputs, tangent_outputs=None):
 
 def _functionalize(graph):
     """In-place ops become their out-of-place twins: the traced values already say that
-    the new value is a new node, so only the op must stop writing into its input."""
+    the new value is a new node, so only the op must stop writing into its input.  An
+    in-place op called with its context (``mul_inplace.with_ctx``) becomes its twin's,
+    and the backward that reads that context (``mul_inplace.backward``) the twin's."""
+    twins = {}                      # forward node -> its twin op
     for node in graph.nodes:
-        if node.op == "call_function" and isinstance(node.target, aten.Op) and \
-                node.target.__name__.endswith("_inplace"):
-            twin = FUNCTIONAL.get(node.target.__name__)
-            if twin is None or len(node.args) > 2:
-                raise Unsupported(f"no out-of-place twin for {node.target}")
-            if len(node.args) == 2 and not hasattr(node.args[1], "op") and twin != "relu":
-                twin += "_scalar"                   # ``x.add_(1)``: add_scalar(x, 1)
-            node.target = aten.lookup(twin)
+        if node.op != "call_function":
+            continue
+        target = node.target
+        if isinstance(target, aten.Op) and target.__name__.endswith("_inplace"):
+            node.target = _twin(node)
+        elif isinstance(target, aten.WithCtx) and target.op.__name__.endswith("_inplace"):
+            twins[node] = _twin(node, target.op)
+            node.target = twins[node].with_ctx
+        elif isinstance(target, aten.OpBackward) and target.op.__name__.endswith("_inplace"):
+            forward = node.args[0].args[0]          # context = getitem(forward, 1)
+            node.target = twins[forward].backward
+
+
+def _twin(node, op=None):
+    op = op or node.target
+    twin = FUNCTIONAL.get(op.__name__)
+    if twin is None or len(node.args) > 2:
+        raise Unsupported(f"no out-of-place twin for {op}")
+    if len(node.args) == 2 and not hasattr(node.args[1], "op") and twin != "relu":
+        twin += "_scalar"                   # ``x.add_(1)``: add_scalar(x, 1)
+    return aten.lookup(twin)
 
 
 def partition(joint):
@@ -347,10 +379,12 @@ def _module(graph, constants):
 
 
 def aot_module_simplified(gm, example_inputs, fw_compiler, bw_compiler=None,
-                          tangent_outputs=None):
+                          tangent_outputs=None, lazy_backward=False):
     """``gm`` compiled for training: a callable whose results record one autograd node,
     the compiled backward graph behind it.  ``fw_compiler``/``bw_compiler`` turn each
-    graph module into a callable (``nop`` runs it as it is)."""
+    graph module into a callable (``nop`` runs it as it is).  The backward graph is
+    compiled now, or with ``lazy_backward`` at the first backward (as ``aot_function``
+    does, like PyTorch's)."""
     bw_compiler = bw_compiler or fw_compiler
     if tangent_outputs is None:
         tangent_outputs = gm.meta.get("tangent_outputs") if hasattr(gm, "meta") else None
@@ -368,8 +402,18 @@ def aot_module_simplified(gm, example_inputs, fw_compiler, bw_compiler=None,
     fw_module = _module(forward_graph, joint.constants)
     bw_module = _module(backward_graph, joint.constants)
     compiled_fw = fw_compiler(fw_module, example_inputs)
-    compiled_bw = bw_compiler(bw_module, None)
-    return _training(compiled_fw, compiled_bw, joint, n_saved, gm)
+    compiled_bw = [] if lazy_backward else [bw_compiler(bw_module, _examples(bw_module))]
+
+    def backward_compiled():
+        if not compiled_bw:
+            compiled_bw.append(bw_compiler(bw_module, _examples(bw_module)))
+        return compiled_bw[0]
+    return _training(compiled_fw, backward_compiled, joint, n_saved, gm)
+
+
+def _examples(gm):
+    """The values the trace gave ``gm``'s inputs: a compiler's example inputs."""
+    return [n.meta.get("val") for n in gm.graph.nodes if n.op == "placeholder"]
 
 
 def _outputs(graph):
@@ -379,11 +423,18 @@ def _outputs(graph):
 def _inference(compiled):
     def run(*args):
         with grad_mode.no_grad():
-            return compiled(*args)
+            return _call(compiled, args)
     return run
 
 
-def _training(compiled_fw, compiled_bw, joint, n_saved, gm):
+def _call(compiled, args):
+    """Call a compiled graph, boxed (one list of arguments) if it says it takes them so."""
+    if getattr(compiled, "_boxed_call", False):
+        return compiled(list(args))
+    return compiled(*args)
+
+
+def _training(compiled_fw, backward_compiled, joint, n_saved, gm):
     n_out, diff_inputs, tangent_outputs = joint.n_outputs, joint.diff_inputs, \
         joint.tangent_outputs
 
@@ -393,7 +444,7 @@ def _training(compiled_fw, compiled_bw, joint, n_saved, gm):
         @staticmethod
         def forward(ctx, *primals):
             ctx.set_materialize_grads(False)        # a missing gradient stays None
-            results = compiled_fw(*primals)
+            results = _call(compiled_fw, primals)
             ctx.saved = results[n_out:]
             ctx.primals = primals
             outs = results[:n_out]
@@ -411,13 +462,13 @@ def _training(compiled_fw, compiled_bw, joint, n_saved, gm):
                         Tensor._wrap(_zeros(*ctx.shapes[i])) for i in tangent_outputs]
             args = list(ctx.saved) + tangents
             ctx.saved = None                 # the saved values go as the graph frees them
+            compiled_bw = backward_compiled()
             boxed = getattr(compiled_bw, "boxed", None)
-            in_grads = boxed(args) if boxed is not None else compiled_bw(*args)
+            in_grads = boxed(args) if boxed is not None else _call(compiled_bw, args)
             return tuple(in_grads)
 
     def run(*primals):
         return CompiledFunction.apply(*primals)
-    run.forward_graph, run.backward_graph = compiled_fw, compiled_bw
     return run
 
 
@@ -445,8 +496,31 @@ def _recompute_backward(gm, primals, grads, diff_inputs):
 
 
 def aot_function(fn, fw_compiler, bw_compiler=None):
-    """``fn`` (a function of tensors) compiled with AOT autograd: traced on the first
-    call's inputs."""
-    from .._dynamo.eval_frame import optimize
-    return optimize(fn, lambda gm, ex: aot_module_simplified(gm, ex, fw_compiler,
-                                                             bw_compiler))
+    """``fn`` (a function of tensors) compiled with AOT autograd, as PyTorch's
+    ``aot_function``: on the first call its joint graph is traced on that call's inputs
+    (no capture, no guards: later calls must pass inputs like the first's), and every
+    call runs the compiled forward, whose result records one ``CompiledFunction``
+    node."""
+    compiled = []
+
+    def as_tuple(*args):
+        result = fn(*args)
+        return result if isinstance(result, tuple) else (result,)
+
+    @functools.wraps(fn)
+    def run(*args):
+        if not compiled:
+            compiled.append(aot_module_simplified(as_tuple, list(args), fw_compiler,
+                                                  bw_compiler, lazy_backward=True))
+        results = compiled[0](*args)
+        return results[0] if len(results) == 1 else results
+    return run
+
+
+def make_boxed_func(f):
+    """``f`` taking its arguments as one list (PyTorch's *boxed* calling convention, which
+    lets a compiled graph free each input as soon as it is done with it)."""
+    def boxed(args):
+        return f(*args)
+    boxed._boxed_call = True
+    return boxed

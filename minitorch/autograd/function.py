@@ -146,7 +146,12 @@ class BackwardCFunction(Node, FunctionCtx):
         saved = self._saved
         if saved:
             for s in saved:
-                if s is not None:
+                if s is None:
+                    continue
+                if s.unpack_hook is None:   # ``release`` for values kept as they are
+                    s.tensor = s.data = None
+                    s.freed = True
+                else:
                     s.release()
 
     def apply(self, *grad_outputs):
@@ -195,13 +200,18 @@ class BackwardCFunction(Node, FunctionCtx):
 
     def _owns(self, grad_outputs, owned, grad_inputs):
         """Built-in ops return new tensors, or an incoming gradient unchanged: the engine
-        owns the new ones, and an incoming one if it owned it (once, if repeated).
+        owns the new ones, and an incoming one if it owned it (passed on twice, it is
+        shared: owned by neither).
         A user's backward may return anything, and a hook may have kept anything."""
         if not self._forward_cls._returns_new_gradients:
             return _NOT_OWNED
         flags, seen = [], []
         for grad in grad_inputs:
-            if grad is None or _contains(seen, grad):
+            if grad is None:
+                flags.append(False)
+                continue
+            if _contains(seen, grad):       # passed on twice (``a + b``): shared by both
+                flags[_position(grad_inputs, grad)] = False
                 flags.append(False)
                 continue
             seen.append(grad)
@@ -518,6 +528,14 @@ def _check_dirty_returned(dirty, results):
                 "Some elements marked as dirty during the forward method were not returned as "
                 "output. The inputs that are modified inplace must all be outputs of the "
                 "Function: return each tensor you pass to ctx.mark_dirty.")
+
+
+def _position(sequence, obj):
+    """The index of ``obj`` in ``sequence``, by identity."""
+    for i, x in enumerate(sequence):
+        if x is obj:
+            return i
+    return None
 
 
 def _contains(sequence, obj):

@@ -55,8 +55,8 @@ class ExportedProgram:
 
     def __str__(self):
         code = _indent(self.graph_module.print_readable(print_output=False), 4)
-        signature = _indent(str(self.graph_signature), 4)
-        return (f"ExportedProgram:\n{code}\nGraph signature: \n{signature}\n"
+        signature = str(self.graph_signature).replace("\n", "\n    ")  # as PyTorch's
+        return (f"ExportedProgram:\n{code}\nGraph signature: {signature}\n"
                 f"Range constraints: {self.range_constraints}\n")
 
     __repr__ = __str__

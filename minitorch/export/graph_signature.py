@@ -90,7 +90,7 @@ class ExportGraphSignature:
                 if s.kind is OutputKind.BUFFER_MUTATION}
 
     def __str__(self):
-        lines = ["# inputs"]
+        lines = ["", "# inputs"]     # PyTorch's starts with an empty line too
         for s in self.input_specs:
             extra = "" if s.target is None else f" target={s.target!r}"
             if s.persistent is not None:

@@ -14,7 +14,8 @@ from ..autograd.function import (BackwardCFunction, Function, as_outputs, descri
                                  _only_graph_inputs)
 from ..autograd.graph import NO_EDGE, _sequence
 
-__all__ = ["BuiltinFunction", "unbroadcast", "sum_to_shape", "binary_operands", "as_float",
+__all__ = ["BuiltinFunction", "unbroadcast", "unbroadcast_array", "sum_to_shape",
+           "shapes_if_broadcast", "binary_operands", "as_float",
            "normalize_dim", "normalize_dims", "as_shape", "broadcast_error", "wrap",
            "number_operands", "number_like", "type_name_of", "must_be_tensor",
            "node_attribute", "BuiltinBackward", "broadcast_shapes"]
@@ -47,8 +48,11 @@ class BuiltinBackward(BackwardCFunction):
         saved = self._saved
         if saved is None:
             return tuple([None if t is None else t._data for t in self._to_save])
-        if len(saved) == 1 and saved[0] is not None:    # the common case, written out
-            return (saved[0].unpack_array(self),)
+        if len(saved) == 1 and saved[0] is not None:    # the common case, written out:
+            s = saved[0]                # kept values (not freed, no hooks), unchanged
+            if s.data is not None and s.version_counter.version == s.saved_version:
+                return (s.data,)
+            return (s.unpack_array(self),)
         return tuple([None if s is None else s.unpack_array(self) for s in saved])
 
     def _run_backward(self, grad_outputs, owned):
@@ -60,9 +64,18 @@ class BuiltinBackward(BackwardCFunction):
                 or self._input_meta is not None or _anomaly.enabled \
                 or transform_apply[0] is not None:
             return BackwardCFunction._run_backward(self, grad_outputs, owned)
-        results = on_arrays(self, grad._data)
-        if type(results) is np.ndarray and results.base is None:   # one new array (usual)
-            return [wrap(results)], _OWNS_ONE[True]
+        incoming = grad._data
+        results = on_arrays(self, incoming)
+        if type(results) is np.ndarray:
+            if results.base is None and results is not incoming:    # one new array (usual)
+                return [wrap(results)], _OWNS_ONE[True]
+        elif type(results) is tuple and len(results) == 2:
+            first, second = results
+            if second is None:          # a new array and a None (``a * 2``)
+                if type(first) is np.ndarray and first.base is None and first is not incoming:
+                    return [wrap(first), None], _OWNS_PAIR[True]
+            elif first is incoming and second is incoming:  # passed on twice (``a + b``)
+                return [grad, grad], _OWNS_PAIR[False]
         return _wrap_array_results(results, grad, owned[0])
 
 
@@ -85,14 +98,19 @@ def _wrap_array_results(results, grad, grad_owned):
                                      _fresh_memory(t, (grad,), (grad_owned,))]
     tensors, owns = [], []
     incoming = grad._data
+    passed_on = None                    # where the incoming gradient went first
     for r in results:
         if r is None:
             tensors.append(None)
             owns.append(False)
         elif r is incoming:
             tensors.append(grad)
-            owns.append(grad_owned)
-            grad_owned = False          # passed on once; a second copy is shared
+            if passed_on is None:
+                passed_on = len(owns)
+                owns.append(grad_owned)
+            else:                       # passed on twice (``a + b``): shared by both
+                owns[passed_on] = False
+                owns.append(False)
         else:
             if type(r) is not np.ndarray:
                 r = np.asarray(r)
@@ -173,7 +191,8 @@ class BuiltinFunction(Function):
                                                      cls._graph_inputs)
             if out._data.dtype.kind == "f":
                 out._grad_fn, out._requires_grad = ctx, True
-            if tensors:
+            if tensors and not (n == 2 and type(first) is Tensor and
+                                first._data.dtype is out._data.dtype is second._data.dtype):
                 _check_dtype_changes(ctx, args, (out,))
             if _anomaly.enabled:
                 anomaly_mode.remember_forward(ctx)
@@ -249,6 +268,22 @@ def unbroadcast(grad, shape):
     if grad.shape == shape:
         return grad
     return grad.sum_to_size(shape)
+
+
+def unbroadcast_array(grad, shape):
+    """``unbroadcast`` on arrays (the array path of backward): the gradient itself when
+    nothing was broadcast, passed on without a copy."""
+    if grad.shape == shape:
+        return grad
+    return sum_to_shape(grad, shape)
+
+
+def shapes_if_broadcast(a, b):
+    """The shapes of two tensor operands, which backward needs to sum each gradient back
+    (``unbroadcast``); None when they are equal, so that nothing was broadcast and the
+    node keeps no tuples (fewer objects for the garbage collector to visit)."""
+    shape_a, shape_b = a._data.shape, b._data.shape
+    return None if shape_a == shape_b else (shape_a, shape_b)
 
 
 def sum_to_shape(x, shape):

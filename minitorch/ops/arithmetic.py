@@ -17,8 +17,8 @@ import numpy as np
 from .._dtype import result_type
 from .._tensor import Tensor
 from ..autograd.saved import FREED_MESSAGE
-from ._common import (BuiltinBackward, BuiltinFunction, unbroadcast, sum_to_shape,
-                      binary_operands, number_operands, number_like, broadcast_error,
+from ._common import (BuiltinBackward, BuiltinFunction, unbroadcast, unbroadcast_array,
+                      binary_operands, number_operands, shapes_if_broadcast, number_like, broadcast_error,
                       float_dtype_of, node_attribute, type_name_of, wrap)
 
 __all__ = ["Add", "AddScalar", "AddAlpha", "Sub", "SubScalar", "SubAlpha", "RSub", "Mul",
@@ -57,23 +57,23 @@ class Add(BuiltinFunction):
 
     @staticmethod
     def forward(ctx, a, b):
-        ctx.shapes = a._data.shape, b._data.shape
+        ctx.shapes = shapes_if_broadcast(a, b)
         x, y = binary_operands(a, b)
         return _compute(np.add, x, y)
 
     @staticmethod
     def backward(ctx, grad):
-        shape_a, shape_b = ctx.shapes
+        shape_a, shape_b = ctx.shapes or (grad.shape, grad.shape)
         need_a, need_b = ctx.needs_input_grad
         return (unbroadcast(grad, shape_a) if need_a else None,
                 unbroadcast(grad, shape_b) if need_b else None)
 
     @staticmethod
     def backward_on_arrays(ctx, grad):
-        shape_a, shape_b = ctx.shapes
+        shape_a, shape_b = ctx.shapes or (grad.shape, grad.shape)
         need_a, need_b = ctx.needs_input_grad
-        return (sum_to_shape(grad, shape_a) if need_a else None,
-                sum_to_shape(grad, shape_b) if need_b else None)
+        return (unbroadcast_array(grad, shape_a) if need_a else None,
+                unbroadcast_array(grad, shape_b) if need_b else None)
 
 
 class AddScalar(BuiltinFunction):
@@ -116,8 +116,8 @@ class AddAlpha(BuiltinFunction):
     def backward_on_arrays(ctx, grad):
         shape_a, shape_b = ctx.shapes
         need_a, need_b = ctx.needs_input_grad[:2]
-        return (sum_to_shape(grad, shape_a) if need_a else None,
-                sum_to_shape(grad * ctx.alpha, shape_b) if need_b else None, None)
+        return (unbroadcast_array(grad, shape_a) if need_a else None,
+                unbroadcast_array(grad * ctx.alpha, shape_b) if need_b else None, None)
 
 
 class Sub(BuiltinFunction):
@@ -127,23 +127,23 @@ class Sub(BuiltinFunction):
     def forward(ctx, a, b):
         if a._data.dtype.kind == "b" or b._data.dtype.kind == "b":
             _refuse_bool_subtraction(a, b)
-        ctx.shapes = a._data.shape, b._data.shape
+        ctx.shapes = shapes_if_broadcast(a, b)
         x, y = binary_operands(a, b)
         return _compute(np.subtract, x, y)
 
     @staticmethod
     def backward(ctx, grad):
-        shape_a, shape_b = ctx.shapes
+        shape_a, shape_b = ctx.shapes or (grad.shape, grad.shape)
         need_a, need_b = ctx.needs_input_grad
         return (unbroadcast(grad, shape_a) if need_a else None,
                 unbroadcast(-grad, shape_b) if need_b else None)
 
     @staticmethod
     def backward_on_arrays(ctx, grad):
-        shape_a, shape_b = ctx.shapes
+        shape_a, shape_b = ctx.shapes or (grad.shape, grad.shape)
         need_a, need_b = ctx.needs_input_grad
-        return (sum_to_shape(grad, shape_a) if need_a else None,
-                sum_to_shape(-grad, shape_b) if need_b else None)
+        return (unbroadcast_array(grad, shape_a) if need_a else None,
+                unbroadcast_array(-grad, shape_b) if need_b else None)
 
 
 class SubAlpha(AddAlpha):

@@ -120,7 +120,14 @@ def view(a, *shape):
     if not shape and a._data.size != 1:
         raise TypeError("view() missing 1 required positional argument: the shape, as in "
                         "x.view(2, 3) or x.view(-1)")
-    return View.apply(a, infer_shape(as_shape(shape, "view"), a._data.size))
+    return View.apply(a, infer_shape(as_shape(shape, "view"), _numel(a)))
+
+
+def _numel(a):
+    """The number of elements, from the shape: while ``minitorch.compile`` captures with
+    symbolic sizes (chapter 19) the shape holds SymInts, so that a ``-1`` resolved from
+    it stays symbolic instead of fixing the size the capture saw."""
+    return math.prod(a._data.shape)
 
 
 def _is_dtype(x):
@@ -132,7 +139,7 @@ def reshape(a, *shape):
     if not shape and a._data.size != 1:     # (an empty shape fits one element: a 0-d result)
         raise TypeError('reshape() missing 1 required positional arguments: "shape", as in '
                         "x.reshape(2, 3) or x.reshape(-1)")
-    shape = infer_shape(as_shape(shape, "reshape"), a._data.size)
+    shape = infer_shape(as_shape(shape, "reshape"), _numel(a))
     if _viewable(a._data, shape):
         return View.apply(a, shape)
     return UnsafeView.apply(a.clone(), shape)

@@ -4,7 +4,8 @@ Used by chapters 1 and 2 (memory: :func:`draw_refs` shows which objects
 reference which, with reference counts, weak references and cycles),
 chapter 3 (autograd: :func:`draw_graph` shows the backward graph, saved
 tensors and their versions) and chapter 5 (modules: :func:`draw_module`
-shows the module tree with parameters and buffers).
+shows the module tree with parameters and buffers) and Part VI (:func:`draw_fx`
+shows an fx graph: a traced or compiled program).
 
 Every function returns a ``graphviz.Digraph``: Jupyter displays it as SVG,
 ``.source`` is its DOT text (the same on every run: nodes are numbered n0,
@@ -29,5 +30,6 @@ from ._render import RendererNotFoundError, to_svg
 from ._graph import draw_graph
 from ._refs import draw_refs
 from ._module import draw_module
+from ._fx import draw_fx
 
-__all__ = ["draw_graph", "draw_refs", "draw_module", "to_svg", "RendererNotFoundError"]
+__all__ = ["draw_graph", "draw_refs", "draw_module", "draw_fx", "to_svg", "RendererNotFoundError"]

@@ -15,8 +15,8 @@ import pytest
 import bench  # noqa: F401  (sets the BLAS thread counts; numpy is already imported by now)
 from bench import harness, report, run as bench_run, workloads
 from bench.impls import load, minitorch_impl, numpy_impl
-from bench.workloads import (deep_chain, digits, gpt_step, memory_loop, memory_twice, mlp_step,
-                             per_op, per_op_no_grad)
+from bench.workloads import (deep_chain, digits, fanout_chain, gpt_step, memory_loop, memory_twice,
+                             mlp_step, per_op, per_op_no_grad)
 
 IMPLS = {"numpy": numpy_impl, "minitorch": minitorch_impl}
 
@@ -30,6 +30,7 @@ def tiny(monkeypatch):
     monkeypatch.setattr(mlp_step, "BATCH", 6)
     monkeypatch.setattr(deep_chain, "DEPTH", 40)
     monkeypatch.setattr(deep_chain, "DEEPEST", 400)
+    monkeypatch.setattr(fanout_chain, "DEPTH", 40)
     monkeypatch.setattr(memory_loop, "SIZE", 100)
     monkeypatch.setattr(memory_loop, "ITERATIONS", 3)
     monkeypatch.setattr(digits, "EPOCHS", 1)
@@ -107,6 +108,21 @@ def test_twice_loop_gradients_agree():
     np.testing.assert_allclose(expected, 8 * x ** 7, rtol=1e-12)
 
 
+def test_fanout_chain_gradients_agree():
+    """``y = y + y * c``, n times: the gradient is ``(1 + c) ** n``."""
+    x0 = np.random.default_rng(0).uniform(0.5, 1.5, 16)
+    expected = numpy_impl.fanout_chain(x0, 30)()
+    got = minitorch_impl.fanout_chain(x0, 30)()
+    assert got.dtype == expected.dtype == np.float64
+    np.testing.assert_allclose(got, expected, rtol=1e-12)
+    np.testing.assert_allclose(expected, np.full(16, (1 + 1e-4) ** 30), rtol=1e-12)
+
+
+def test_fanout_chain_runs_in_a_fresh_process():
+    result = fanout_chain.in_fresh_process("minitorch", 20, 1)
+    assert result["cpu"] > 0 and result["grad_sum"] == pytest.approx(16 * (1 + 1e-4) ** 20)
+
+
 def test_op_chain_no_grad_values_agree_and_record_nothing():
     x0 = np.random.default_rng(0).uniform(0.5, 1.5, 16).astype(np.float32)
     expected = numpy_impl.op_chain_no_grad(x0, 12)()
@@ -145,7 +161,7 @@ def test_each_workload_runs_tiny(tiny, name):
         return
     assert set(result["impls"]) == {"numpy", "minitorch"}
     assert result["met"] in (True, False, None)
-    if name in ("per_op", "per_op_no_grad", "deep_chain", "digits"):      # their reference, PyTorch, is not here
+    if name in ("per_op", "per_op_no_grad", "deep_chain", "fanout_chain", "digits"):      # their reference, PyTorch, is not here
         assert result["met"] is None or result["met"] is False
     assert len(result["ratios"]["minitorch/numpy"]["per_round"]) == 2
 

@@ -24,12 +24,12 @@ TESTS = textwrap.dedent('''
             pass
 
 
-    @pytest.mark.task("9.1")
+    @pytest.mark.task("9.2")
     def test_fine():
         assert True
 
 
-    @pytest.mark.task("9.1")
+    @pytest.mark.task("9.2")
     def test_leaves_a_thread_waiting():
         threading.Thread(target=threading.Event().wait).start()
 ''')

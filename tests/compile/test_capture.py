@@ -49,6 +49,31 @@ def test_explain_counts_graphs_and_breaks():
     assert "Graph Count: 2\nGraph Break Count: 1\nOp Count: 5\nBreak Reasons:" in str(out)
 
 
+def test_explain_forgets_every_compiled_graph_first():
+    # PyTorch 2.13: explain starts with torch._dynamo.reset(), so functions compiled
+    # before it capture again on their next call (backend calls 1, 2, 3, 4 below).
+    recorder = Recorder()
+
+    def double_sin(x):
+        return (x * 2).sin()
+
+    def cos_plus_one(x):
+        return x.cos() + 1
+    compiled = minitorch.compile(double_sin, backend=recorder)
+    x = minitorch.ones(3)
+    compiled(x)
+    compiled(x)
+    assert len(recorder.graphs) == 1
+    dynamo.explain(double_sin)(x)
+    compiled(x)
+    assert len(recorder.graphs) == 2
+    other = minitorch.compile(cos_plus_one, backend=recorder)
+    other(x)
+    dynamo.explain(double_sin)(x)
+    other(x)
+    assert len(recorder.graphs) == 4
+
+
 def test_a_graph_break_keeps_both_branches_right():
     compiled = minitorch.compile(branchy, backend="eager")
     for x in (minitorch.ones(3), -minitorch.ones(3), minitorch.ones(3)):
@@ -89,17 +114,66 @@ def test_guards_recompile_with_pytorchs_reason():
     assert compiled._compiled.recompile_reasons == [
         "tensor 'input' size mismatch at index 0. expected 4, actual 5",
         "a module's training flag changed (train() or eval())",
-        "grad mode: the capture ran with grad mode on"]
+        "GLOBAL_STATE changed: grad_mode "]
     assert len(backend.graphs) == 4
 
 
-def test_too_many_recompiles_fall_back_with_a_warning(monkeypatch):
-    monkeypatch.setattr(dynamo.config, "cache_size_limit", 2)
-    compiled = minitorch.compile(lambda x, n: x * n, backend="eager")
+def scaled_sum(x):
+    return (x * 3).sum()
+
+
+def test_error_on_recompile_lists_each_capture_newest_first(monkeypatch):
+    # Observed on PyTorch 2.13 with torch._dynamo.config.error_on_recompile: guards are
+    # checked dtype, requires_grad, rank, then sizes; entries listed as frame/entry,
+    # newest first; frames numbered from 0 again after reset().
+    dynamo.reset()
+    minitorch.compile(lambda x: x + 1, backend="eager")(minitorch.ones(2))     # frame 0
+    compiled = minitorch.compile(scaled_sum, backend="eager", dynamic=False)
+    compiled(minitorch.ones(4))
+    compiled(minitorch.ones(4, dtype=minitorch.float64))
+    monkeypatch.setattr(dynamo.config, "error_on_recompile", True)
+    where = f"{scaled_sum.__code__.co_filename}:{scaled_sum.__code__.co_firstlineno}"
+    messages = []
+    for x in (minitorch.ones(4, dtype=minitorch.float16), minitorch.ones(3, 3),
+              minitorch.ones(5, requires_grad=True)):
+        with pytest.raises(dynamo.exc.RecompileError) as info:
+            compiled(x)
+        messages.append(str(info.value))
+    assert messages[0] == (
+        f"Recompiling function scaled_sum in {where}\n"
+        "    triggered by the following guard failure(s):\n"
+        "    - 1/1: tensor 'x' dtype mismatch. expected Double, actual Half\n"
+        "    - 1/0: tensor 'x' dtype mismatch. expected Float, actual Half")
+    assert messages[1].endswith("- 1/0: tensor 'x' rank mismatch. expected 1, actual 2")
+    assert messages[2].endswith("- 1/0: tensor 'x' requires_grad mismatch. "
+                                "expected requires_grad=0")
+    assert isinstance(info.value, RuntimeError)
+    dynamo.reset()
+    compiled(minitorch.ones(4))
+    with pytest.raises(dynamo.exc.RecompileError, match="- 0/0: GLOBAL_STATE changed"):
+        with minitorch.no_grad():
+            compiled(minitorch.ones(4))
+
+
+@pytest.mark.parametrize("name", ["recompile_limit", "cache_size_limit"])
+def test_too_many_recompiles_fall_back_with_a_warning(monkeypatch, name):
+    monkeypatch.setattr(dynamo.config, name, 2)
+    backend = Recorder()
+    compiled = minitorch.compile(lambda x, n: x * n, backend=backend)
     compiled(minitorch.ones(2), 1)
     compiled(minitorch.ones(2), 2)
-    with pytest.warns(UserWarning, match="cache_size_limit"):
+    with pytest.warns(UserWarning, match="recompile_limit"):
         assert compiled(minitorch.ones(2), 3).tolist() == [3.0, 3.0]
+    assert len(backend.graphs) == 2
+
+
+def test_cache_size_limit_is_another_name_of_recompile_limit(monkeypatch):
+    # PyTorch 2.13: setting either name changes both (defaults 8).
+    assert dynamo.config.recompile_limit == dynamo.config.cache_size_limit == 8
+    monkeypatch.setattr(dynamo.config, "recompile_limit", 2)
+    assert dynamo.config.cache_size_limit == 2
+    monkeypatch.setattr(dynamo.config, "cache_size_limit", 3)
+    assert dynamo.config.recompile_limit == 3
 
 
 def test_dynamic_true_keeps_one_graph_across_sizes():

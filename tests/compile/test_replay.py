@@ -79,3 +79,41 @@ def test_a_value_read_for_a_check_is_no_graph_break():
     compiled(minitorch.tensor([0, 3]))
     with pytest.raises(IndexError, match="index out of range in self"):
         compiled(minitorch.tensor([0, 4]))
+
+
+def clipped(x):
+    y = x * 2
+    if y.abs().max() > 1:       # a graph break: which way it goes is Python's business
+        y = y / y.abs().max()
+    return y.sum()
+
+
+def test_after_a_call_takes_another_path_the_next_call_captures_it():
+    graphs = []
+    compiled = minitorch.compile(clipped, backend=lambda gm, ex: graphs.append(gm) or
+                                 gm.forward)
+    big, small = minitorch.tensor([1.0, -3.0]), minitorch.tensor([0.1, -0.3])
+    compiled(big)
+    compiled(big)
+    assert len(graphs) == 2                     # one graph before the break, one after
+    for _ in range(3):                          # the branch now goes the other way
+        assert compiled(small).item() == clipped(small).item()
+    code = compiled._minitorch_compiled
+    assert len(code.entries) == 2               # the second call captured the new path
+    assert [e.misses for e in code.entries] == [0, 1]
+
+
+def test_a_branch_that_alternates_settles_on_one_capture_per_path():
+    compiled = minitorch.compile(clipped, backend="eager")
+    big, small = minitorch.tensor([1.0, -3.0]), minitorch.tensor([0.1, -0.3])
+    for x in [big, small, small] + [big, small] * 4:
+        assert compiled(x).item() == clipped(x).item()
+    assert len(compiled._minitorch_compiled.entries) == 2
+
+
+def test_a_size_left_symbolic_by_view_minus_one_replays_without_going_astray():
+    compiled = minitorch.compile(lambda x: x.view(-1, 2).sum(0), backend="eager")
+    for n in (2, 3, 4, 5):
+        assert compiled(minitorch.ones(n, 2)).tolist() == [float(n), float(n)]
+    entries = compiled._minitorch_compiled.entries
+    assert len(entries) == 2 and [e.misses for e in entries] == [0, 0]

@@ -47,7 +47,9 @@ def test_the_function_runs_once_more_however_many_tensors_it_saved():
     assert len(calls) == 2
     s, e = np.sin(a.detach().numpy()), np.exp(a.detach().numpy())
     expected = (1 - np.tanh(s * e) ** 2) * (np.cos(a.detach().numpy()) * e + s * e)
-    np.testing.assert_allclose(a.grad.numpy(), expected, rtol=1e-13)
+    # 1 - tanh**2 near tanh = 1 loses digits: a last-bit difference in sin, exp or tanh
+    # (another CPU's, or make test PERTURB=ulp) moves the third value by about 4e-11
+    np.testing.assert_allclose(a.grad.numpy(), expected, rtol=1e-9)
 
 
 @pytest.mark.task("14.1")

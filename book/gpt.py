@@ -1,1 +1,0 @@
-../minitorch/book/gpt.py
