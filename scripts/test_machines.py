@@ -337,6 +337,8 @@ def main(argv=None):
     parser.add_argument("--list", action="store_true", help="print the configurations")
     parser.add_argument("--only", nargs="+", default=[],
                         help="run only configurations whose name contains one of these")
+    parser.add_argument("--skip", nargs="+", default=[], metavar="NAME",
+                        help="configurations not to run (their whole names, as --list prints)")
     parser.add_argument("--skip-python", nargs="+", default=[], metavar="3.X",
                         help="Python versions not to run the whole suite on")
     parser.add_argument("--jobs", type=int, default=2, help="configurations run at once")
@@ -351,7 +353,7 @@ def main(argv=None):
 
     configs = [c for c in configurations()
                if (not args.only or any(word in c.name for word in args.only))
-               and c.python not in args.skip_python]
+               and c.python not in args.skip_python and c.name not in args.skip]
     if args.list:
         print("\n".join(c.name for c in configurations()))
         return 0
