@@ -55,6 +55,20 @@ class Task:
                 f"explains, and check it with python -m classroom check {self.id}.")
 
 
+def toml_files(course, folder):
+    """``(relpath, data)`` for each ``*.toml`` file of the course's ``folder``, in name
+    order (none when there is no such folder): the wrong answers and the alternative
+    answers are kept this way.  A file that is not valid TOML is a CourseError."""
+    folder = course.root / folder
+    for path in sorted(folder.glob("*.toml")) if folder.is_dir() else ():
+        relpath = path.relative_to(course.root).as_posix()
+        try:
+            data = tomllib.loads(path.read_text(encoding="utf-8"))
+        except tomllib.TOMLDecodeError as error:
+            raise CourseError(f"{relpath} is not valid TOML: {error}") from None
+        yield relpath, data
+
+
 @dataclasses.dataclass(frozen=True)
 class Assignment:
     name: str

@@ -35,14 +35,9 @@ import subprocess
 import sys
 import tempfile
 
-try:
-    import tomllib                      # Python 3.11 and later
-except ModuleNotFoundError:             # Python 3.10: the same parser, as a package
-    import tomli as tomllib
-
 from classroom import (reach, regions as regions_mod, release as release_mod, runner,
                        student_check, workflow, workspace)
-from classroom.course import CourseError
+from classroom.course import CourseError, toml_files
 from classroom.grade import Grader, Job, points
 from classroom.runner import score
 
@@ -72,14 +67,8 @@ class WrongAnswer:
 
 
 def load_wrong_answers(course):
-    folder = course.root / course.settings.wrong_answers
     answers = []
-    for path in sorted(folder.glob("*.toml")) if folder.is_dir() else ():
-        relpath = path.relative_to(course.root).as_posix()
-        try:
-            data = tomllib.loads(path.read_text(encoding="utf-8"))
-        except tomllib.TOMLDecodeError as error:
-            raise CourseError(f"{relpath} is not valid TOML: {error}") from None
+    for relpath, data in toml_files(course, course.settings.wrong_answers):
         for entry in data.get("wrong", []):
             answers.append(_wrong_answer(entry, relpath))
     return answers

@@ -30,13 +30,8 @@ import dataclasses
 import pathlib
 import sys
 
-try:
-    import tomllib
-except ModuleNotFoundError:             # Python 3.10
-    import tomli as tomllib
-
 from classroom import regions as regions_mod
-from classroom.course import CourseError
+from classroom.course import CourseError, toml_files
 
 FOLDER = "classroom/alternatives"
 
@@ -51,14 +46,8 @@ class Alternative:
 
 
 def load(course):
-    folder = course.root / FOLDER
     found = []
-    for path in sorted(folder.glob("*.toml")) if folder.is_dir() else ():
-        relpath = path.relative_to(course.root).as_posix()
-        try:
-            data = tomllib.loads(path.read_text(encoding="utf-8"))
-        except tomllib.TOMLDecodeError as error:
-            raise CourseError(f"{relpath} is not valid TOML: {error}") from None
+    for relpath, data in toml_files(course, FOLDER):
         for entry in data.get("alternative", []):
             unknown = set(entry) - {"task", "name", "why", "bodies"}
             if unknown or not {"task", "name", "bodies"} <= set(entry):
