@@ -260,10 +260,14 @@ return out;
 """
 
 # MathJax's loader may still be fetching its components when the page's load event has
-# fired (more often on a busy machine), so its startup object is waited for, up to 20 s.
+# fired (more often on a busy machine), so on a page that loads MathJax its startup object
+# is waited for, up to 20 s; a page without the script is 'absent' at once.
 _WAIT_MATHJAX_JS = r"""
 const done = arguments[arguments.length - 1];
 const started = Date.now();
+const loads = [...document.scripts].some(s => /mathjax/i.test(s.src || '')
+                                          || /MathJax/.test(s.textContent || ''));
+if (!loads) { done('absent'); return; }
 (function poll() {
   if (window.MathJax && MathJax.startup && MathJax.startup.promise) {
     MathJax.startup.promise.then(() => done('typeset'), e => done('error: ' + e));
