@@ -308,7 +308,7 @@ def _foreign_requests(driver, origin: str) -> list[str]:
             continue
         url = message["params"]["request"]["url"]
         parts = urlsplit(url)
-        if parts.scheme in {"data", "blob", "about", "chrome", "devtools"}:
+        if parts.scheme in {"data", "blob", "about", "chrome", "chrome-untrusted", "devtools"}:
             continue
         if parts.netloc != own:
             urls.append(url)
