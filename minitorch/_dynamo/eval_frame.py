@@ -70,6 +70,24 @@ class CompiledCode:
         _caches.add(self)
 
     def __call__(self, *args, **kwargs):
+        """One call of the compiled function (chapter 19, "A compiled function and its
+        backend").
+
+        Inside another compiled call, a capture, a replay or a transform (``_disabled``,
+        ``_capture.live_capture()``, ``_live_replay``, ``function.transform_apply``),
+        run ``self.fn`` as it is. Otherwise flatten the inputs, and try the cached
+        entries newest first: the first whose guards pass (``entry.guards.check(flat,
+        self.module)``) and that did not take another path last time is replayed
+        (``_replay``). Each entry passed over gives a reason (its failed guard, or that
+        it took another path). With ``config.recompile_limit`` entries already, warn
+        once that the function "was recompiled" that many times and now runs without
+        compiling, and run ``self.fn``. Else, if entries were passed over: raise
+        ``RecompileError`` with ``_recompile_message`` when
+        ``config.error_on_recompile`` is set; keep the last reason in
+        ``recompile_reasons``; with ``dynamic`` None and
+        ``config.automatic_dynamic_shapes``, add every entry's ``size_changes`` to
+        ``auto_dynamic``. Then capture and compile (``_capture_and_compile``)."""
+        ### BEGIN SOLUTION 19.1
         if _disabled[0] or _capture.live_capture() is not None or \
                 _live_replay[0] is not None or function.transform_apply[0] is not None:
             return self.fn(*args, **kwargs)         # inside another compiled call: inlined
@@ -98,6 +116,7 @@ class CompiledCode:
                 for entry in self.entries:
                     self.auto_dynamic |= entry.guards.size_changes(flat)
         return self._capture_and_compile(args, kwargs, flat, names)
+        ### END SOLUTION 19.1
 
     def _replay(self, entry, args, kwargs, flat):
         """Replay ``entry``.  If the call takes another path, the entry is skipped next
@@ -116,6 +135,7 @@ class CompiledCode:
     def _recompile_message(self, reasons):
         """PyTorch's words: the function, then each cached capture's failed guard,
         newest first, as ``frame/entry: reason``."""
+        ### BEGIN SOLUTION 19.1
         if self.frame_id is None:
             self.frame_id = _next_frame_id()
         code = _code_of(self.module.forward if self.module is not None else self.fn)
@@ -125,11 +145,13 @@ class CompiledCode:
         lines += [f"    - {self.frame_id}/{entry.number}: {reason}"
                   for entry, reason in reasons]
         return "\n".join(lines)
+        ### END SOLUTION 19.1
 
     def dynamic_dims(self, flat):
         """Which dims of which inputs to capture as symbolic sizes: all of them with
         ``dynamic=True`` (sizes 0 and 1 stay fixed, as in PyTorch), those marked with
         ``mark_dynamic``, and, by default, those whose size changed before."""
+        ### BEGIN SOLUTION 19.1
         dims = {}
         for i, x in enumerate(flat):
             if not isinstance(x, Tensor):
@@ -142,6 +164,7 @@ class CompiledCode:
             if free:
                 dims[i] = free
         return dims
+        ### END SOLUTION 19.1
 
     def _capture_and_compile(self, args, kwargs, flat, names):
         if self.frame_id is None:

@@ -17,8 +17,13 @@ __all__ = ["Guards", "flatten_inputs"]
 
 
 def flatten_inputs(args, kwargs, names):
-    """The tensors and plain values of a call, in order, each with a name
-    (``x``, ``xs[0]``, ``options['scale']``)."""
+    """The tensors and plain values of a call, in order, each with a name (chapter 19,
+    "A compiled function and its backend"): ``(flat, flat_names)``. Positional
+    arguments are named by ``names`` (the function's parameter names; ``args[i]``
+    past their end), keyword arguments by their key; lists and tuples are walked item
+    by item (``xs[0]``) and dicts value by value (``options['scale']``, the key by
+    ``repr``); anything else (a tensor, a number, None) is one entry."""
+    ### BEGIN SOLUTION 19.1
     flat, flat_names = [], []
 
     def walk(x, name):
@@ -39,12 +44,20 @@ def flatten_inputs(args, kwargs, names):
     for k, v in kwargs.items():
         walk(v, k)
     return flat, flat_names
+    ### END SOLUTION 19.1
 
 
 class Guards:
     """The conditions under which a capture can be replayed."""
 
     def __init__(self, flat, names, module=None, dynamic_dims=None):
+        """What a capture assumed (chapter 19, "A compiled function and its backend"):
+        for each input of ``flat`` (named by ``names``), a tensor's shape, dtype and
+        requires_grad, or a plain value's type and value; grad mode and the default
+        dtype now; and the training flags of ``module`` and its submodules
+        (``_training``). ``dynamic_dims`` maps an input's position to the dims whose
+        size is left free."""
+        ### BEGIN SOLUTION 19.1
         self.names = names
         self.dynamic = dynamic_dims or {}       # input position -> set of free dims
         self.checks = []
@@ -56,9 +69,17 @@ class Guards:
         self.grad_enabled = grad_mode.is_grad_enabled()
         self.default_dtype = get_default_dtype()
         self.training = _training(module)
+        ### END SOLUTION 19.1
 
     def check(self, flat, module=None):
-        """None if a replay may go ahead, else the first reason it may not."""
+        """None if a cached capture may be replayed for these inputs, else the first
+        reason it may not, in PyTorch's words where PyTorch has them: a different
+        number of inputs; then input by input, in order: a tensor that is not a
+        tensor any more, the first failed check of ``_tensor``, or a plain value of
+        another type or that is not equal: ``"<name> == <captured value's repr>"``;
+        then grad mode (``"GLOBAL_STATE changed: grad_mode "``), the default dtype,
+        and the training flags of ``module``."""
+        ### BEGIN SOLUTION 19.1
         if len(flat) != len(self.checks):
             return f"the call has {len(flat)} inputs, the capture had {len(self.checks)}"
         for i, is_tensor, a, b, c in self.checks:
@@ -79,11 +100,13 @@ class Guards:
         if module is not None and _training(module) != self.training:
             return "a module's training flag changed (train() or eval())"
         return None
+        ### END SOLUTION 19.1
 
     @staticmethod
     def _tensor(name, x, shape, dtype, requires_grad, free):
         """The first check that fails, in the order PyTorch's tensor guard makes them:
         dtype, requires_grad, rank, then each size."""
+        ### BEGIN SOLUTION 19.1
         if x.dtype is not dtype:
             return (f"tensor '{name}' dtype mismatch. expected {dtype.type_name}, "
                     f"actual {x.dtype.type_name}")
@@ -98,20 +121,27 @@ class Guards:
             if e != a and d not in free:
                 return f"tensor '{name}' size mismatch at index {d}. expected {e}, actual {a}"
         return None
+        ### END SOLUTION 19.1
 
     def size_changes(self, flat):
         """The (input position, dim) pairs whose size differs: what automatic dynamic
         shapes make free in the next capture."""
+        ### BEGIN SOLUTION 19.1
         changed = set()
         for i, is_tensor, shape, _, _ in self.checks:
             x = flat[i] if i < len(flat) else None
             if is_tensor and isinstance(x, Tensor) and len(x.shape) == len(shape):
                 changed |= {(i, d) for d, (e, a) in enumerate(zip(shape, x.shape)) if e != a}
         return changed
+        ### END SOLUTION 19.1
 
 
 def _training(module):
+    """None without a module, else the ``training`` flag of each of its modules, in
+    ``modules()`` order."""
+    ### BEGIN SOLUTION 19.1
     return None if module is None else tuple(m.training for m in module.modules())
+    ### END SOLUTION 19.1
 
 
 def _on(flag):

@@ -53,19 +53,32 @@ class Tracer:
     def is_leaf_module(self, m, module_qualified_name):
         """minitorch's own layers stay calls (``call_module``); Sequential and every
         module of yours is traced through."""
+        ### BEGIN SOLUTION 18.2
         from ..nn import Sequential
         module = type(m).__module__ or ""
         return (module.startswith("minitorch.nn") and not isinstance(m, Sequential))
+        ### END SOLUTION 18.2
 
     def call_module(self, m, forward, args, kwargs):
-        """What ``m(*args, **kwargs)`` does while tracing."""
+        """What ``m(*args, **kwargs)`` does while tracing (chapter 18, "How tracing
+        works: proxies"): if ``is_leaf_module(m, path)``, where path is m's path in
+        the root (``path_of_module``), one call_module node with that path as target
+        and the call's arguments; else ``forward(*args, **kwargs)``, so that the
+        module's own code is traced."""
+        ### BEGIN SOLUTION 18.2
         path = self.path_of_module(m)
         if self.is_leaf_module(m, path):
             return self.create_proxy("call_module", path, args, kwargs)
         return forward(*args, **kwargs)
+        ### END SOLUTION 18.2
 
     def getattr(self, attr, attr_val, parameter_proxy_cache):
-        """A parameter read from a module becomes a ``get_attr`` node (made once)."""
+        """What reading ``module.attr`` gives while tracing (``attr_val`` is the real
+        value): a Parameter of the root becomes a get_attr node whose target is its
+        name in ``root.named_parameters()``, made once per name (kept in
+        ``parameter_proxy_cache``) and returned as a proxy; any other value is
+        returned as it is."""
+        ### BEGIN SOLUTION 18.2
         from ..nn import Parameter
         if not isinstance(attr_val, Parameter):
             return attr_val
@@ -75,23 +88,39 @@ class Tracer:
                     parameter_proxy_cache[name] = self.create_proxy("get_attr", name, (), {})
                 return parameter_proxy_cache[name]
         return attr_val
+        ### END SOLUTION 18.2
 
     def to_bool(self, obj):
+        """``bool(proxy)`` (``if``, ``while``, ``and``, ``assert``): a ``TraceError``
+        whose message starts "symbolically traced variables cannot be used as inputs
+        to control flow" and says how to avoid it (concrete_args, a leaf module or an
+        fx.wrap'ed function)."""
+        ### BEGIN SOLUTION 18.2
         raise TraceError("symbolically traced variables cannot be used as inputs to control "
                          "flow: `if`, `while`, `and`/`or` and `assert` need a True or False "
                          "now, and a traced value has none until the graph runs. Pass the "
                          "deciding value through concrete_args, or make the branch a leaf "
                          "module or an fx.wrap'ed function")
+        ### END SOLUTION 18.2
 
     def iter(self, obj):
+        """``iter(proxy)`` where the number of items is unknown: a ``TraceError`` whose
+        message starts "Proxy object cannot be iterated" and says to unpack into
+        names or index instead."""
+        ### BEGIN SOLUTION 18.2
         raise TraceError("Proxy object cannot be iterated: the number of items of a traced "
                          "value is not known while tracing. This happens when a Proxy is "
                          "used in a for loop or passed as *args or **kwargs; unpack it into a "
                          "fixed number of names (a, b = p) or index it instead")
+        ### END SOLUTION 18.2
 
     def keys(self, obj):
+        """``**proxy``: a ``TraceError`` whose message starts "Proxy object cannot be
+        unpacked with **"."""
+        ### BEGIN SOLUTION 18.2
         raise TraceError("Proxy object cannot be unpacked with **: its keys are not known "
                          "while tracing")
+        ### END SOLUTION 18.2
 
     # ----- making nodes ------------------------------------------------------------------
     def create_node(self, kind, target, args, kwargs, name=None, type_expr=None):
@@ -101,14 +130,24 @@ class Tracer:
         return Proxy(node, self)
 
     def create_proxy(self, kind, target, args, kwargs, name=None, type_expr=None):
-        """A node for this call, its arguments turned into graph arguments, as a Proxy."""
+        """A node for this call, as a Proxy (chapter 18, "How tracing works: proxies"):
+        the node is made by ``create_node`` with ``args`` turned into a tuple and
+        ``kwargs`` into a dict of graph arguments (``create_arg``), then wrapped by
+        ``proxy``."""
+        ### BEGIN SOLUTION 18.2
         node = self.create_node(kind, target, self.create_arg(tuple(args)),
                                 self.create_arg(dict(kwargs)), name, type_expr)
         return self.proxy(node)
+        ### END SOLUTION 18.2
 
     def create_arg(self, a):
-        """A value as a graph argument: proxies become their nodes, tensors of the root
-        become ``get_attr`` nodes, other tensors constants kept on the root."""
+        """A value as a graph argument: a proxy becomes its node and a node stays; a
+        tensor becomes a get_attr node (``_tensor_arg``); tuples, lists, namedtuples,
+        dicts and slices are rebuilt item by item (a tuple or list subclass that is
+        not a namedtuple becomes a tuple); None, bools, ints, floats, strings,
+        Ellipsis and ``_is_plain_value``s stay as they are. Anything else:
+        NotImplementedError naming its type."""
+        ### BEGIN SOLUTION 18.2
         from .._tensor import Tensor
         if isinstance(a, Proxy):
             return a.node
@@ -130,8 +169,15 @@ class Tracer:
             return a
         raise NotImplementedError(f"argument of type: {type(a)}: fx graphs hold nodes, "
                                   "tensors, numbers, strings and containers of them")
+        ### END SOLUTION 18.2
 
     def _tensor_arg(self, t):
+        """A get_attr node for tensor ``t`` (a new node at each use): targeting the name
+        of the root's parameter or buffer that is ``t``; for any other tensor, a
+        constant kept on the root under ``_tensor_constant0``,
+        ``_tensor_constant1``... in order of first use, one name per tensor
+        (``self._tensor_constants`` maps ``id(t)`` to it)."""
+        ### BEGIN SOLUTION 18.2
         for name, p in self.root.named_parameters():
             if p is t:
                 return self.create_node("get_attr", name, (), {})
@@ -144,17 +190,29 @@ class Tracer:
             self._tensor_constants[id(t)] = name
             setattr(self.root, name, t)
         return self.create_node("get_attr", name, (), {})
+        ### END SOLUTION 18.2
 
     def path_of_module(self, mod):
+        """``mod``'s dotted path in the root (from ``_prepare``); a module that is not
+        in the root: NameError saying it "is not installed as a submodule"."""
+        ### BEGIN SOLUTION 18.2
         path = self._module_paths.get(id(mod))
         if path is None:
             raise NameError("module is not installed as a submodule: tracing can only "
                             "record calls of modules that are attributes of the root")
         return path
+        ### END SOLUTION 18.2
 
     # ----- tracing ------------------------------------------------------------------------
     def trace(self, root, concrete_args=None):
-        """The graph of ``root`` (a Module or a function)."""
+        """The graph of ``root`` (a Module or a function), chapter 18, "How tracing
+        works: proxies". A module is traced by calling ``type(root).forward`` with
+        the module as ``self``; a function by calling it, with an empty ``Module`` as
+        the root. ``_prepare`` the root and a new ``Graph(tracer_cls=type(self))``,
+        make the arguments (``_args_for_root``), call the function inside
+        ``_Patches(self, fn)``, and end the graph with an output node whose argument
+        is the result as a graph argument."""
+        ### BEGIN SOLUTION 18.2
         from ..nn import Module
         is_module = isinstance(root, Module)
         root, fn = (root, type(root).forward) if is_module else (Module(), root)
@@ -164,15 +222,25 @@ class Tracer:
             result = fn(*args)
         self.create_node("output", "output", (self.create_arg(result),), {})
         return self.graph
+        ### END SOLUTION 18.2
 
     def _prepare(self, root, graph):
+        """Start a trace: keep ``root`` and ``graph``, no tensor constants yet, and the
+        path of every module of the root by its ``id`` (``self._module_paths``)."""
+        ### BEGIN SOLUTION 18.2
         self.root, self.graph = root, graph
         self._tensor_constants = {}
         self._module_paths = {id(m): name for name, m in root.named_modules()}
+        ### END SOLUTION 18.2
 
     def _args_for_root(self, fn, is_module, concrete_args):
-        """A placeholder proxy per parameter of ``fn``; a concrete argument is passed as
-        its value, with a check in the graph that later calls pass the same."""
+        """The arguments to call ``fn`` with (the root first when ``fn`` is a module's
+        forward): a placeholder proxy per parameter of ``fn``, its target the
+        parameter's name and its args ``(default,)`` when the parameter has a
+        default; a parameter named in ``concrete_args`` (with a value other than
+        ``PH``) is passed as ``_concrete`` makes it. ``*args`` or ``**kwargs`` in the
+        signature: NotImplementedError naming the parameter."""
+        ### BEGIN SOLUTION 18.2
         params = list(inspect.signature(fn).parameters.values())
         args = [self.root] if is_module else []
         if is_module:
@@ -190,10 +258,16 @@ class Tracer:
                                    else (default,), {})
             args.append(ph)
         return args
+        ### END SOLUTION 18.2
 
     def _concrete(self, name, value):
-        """A concrete argument still has an input (renamed ``name_1``), checked to be the
-        value the graph was traced with."""
+        """A concrete argument still has an input, whose node name is ``name_1`` (the
+        name is taken first), with target its node name and args ``(None,)`` when the
+        value is None. A None value is checked by a call of ``_assert_is_none``, a
+        bool, int, float or str by ``_assert`` of ``placeholder == value``, each with
+        the message "<name> has been specialized to have value <value> but got
+        another value". Returns the value."""
+        ### BEGIN SOLUTION 18.2
         self.graph._create_name(name)
         message = f"{name} has been specialized to have value {value} but got another value"
         ph = self.create_proxy("placeholder", name, (None,) if value is None else (), {})
@@ -203,6 +277,7 @@ class Tracer:
         elif isinstance(value, (bool, int, float, str)):
             self.create_proxy("call_function", _assert, (ph == value, message), {})
         return value
+        ### END SOLUTION 18.2
 
 
 @has_side_effect
@@ -246,11 +321,24 @@ class _Patches:
         self.saved = []
 
     def _set(self, owner, name, value, setter=setattr):
+        """Set ``owner.name`` to ``value`` and remember how to put back the old value (a
+        class's own ``__dict__`` entry, or the attribute) with ``setter``."""
+        ### BEGIN SOLUTION 18.2
         self.saved.append((owner, name, owner.__dict__[name] if isinstance(owner, type)
                            else getattr(owner, name), setter))
         setter(owner, name, value)
+        ### END SOLUTION 18.2
 
     def __enter__(self):
+        """Patch everything for the trace (chapter 18, "How tracing works: proxies"):
+        with ``modules``, ``Module.__call__`` goes through ``tracer.call_module`` and
+        ``Module.__getattr__`` through ``tracer.getattr`` (one cache for the trace);
+        every public function of ``_NAMESPACES`` not in ``_NOT_RECORDED`` becomes
+        ``_recording`` of it; in ``fn``'s globals, every value whose id is in the
+        tracer's ``_autowrap_ids``; and every name of ``_WRAP_SITES`` in its globals
+        (a builtin like ``len`` when the globals do not define it) becomes a
+        recording stand-in too. Returns self."""
+        ### BEGIN SOLUTION 18.2
         from ..nn import Module
         tracer = self.tracer
         original_call, original_getattr = Module.__call__, Module.__getattr__
@@ -282,25 +370,35 @@ class _Patches:
             elif name in vars(builtins):     # fx.wrap("len")
                 self._set_global(globals_, name, _recording(tracer, vars(builtins)[name]))
         return self
+        ### END SOLUTION 18.2
 
     def _set_global(self, globals_, name, value):
+        """Set ``globals_[name]``, remembering the old value or that there was none."""
+        ### BEGIN SOLUTION 18.2
         missing = object()
         old = globals_.get(name, missing)
         self.saved.append((globals_, name, old, _restore_global(missing)))
         globals_[name] = value
+        ### END SOLUTION 18.2
 
     def __exit__(self, *exc):
+        """Put everything back, last change first, and forget the changes."""
+        ### BEGIN SOLUTION 18.2
         for owner, name, value, setter in reversed(self.saved):
             setter(owner, name, value)
         self.saved.clear()
+        ### END SOLUTION 18.2
 
 
 def _restore_global(missing):
     def restore(globals_, name, value):
+        """Put back ``value`` under ``name``, or remove the name if it was ``missing``."""
+        ### BEGIN SOLUTION 18.2
         if value is missing:
             globals_.pop(name, None)
         else:
             globals_[name] = value
+        ### END SOLUTION 18.2
     return restore
 
 
@@ -309,16 +407,23 @@ def _recording(tracer, fn):
     its arguments, the function itself otherwise."""
     @functools.wraps(fn)
     def stand_in(*args, **kwargs):
+        """A call_function node of ``fn`` (as a proxy) when a proxy is anywhere in the
+        arguments (``_has_proxy``); ``fn``'s result otherwise."""
+        ### BEGIN SOLUTION 18.2
         if _has_proxy((args, kwargs)):
             return tracer.create_proxy("call_function", fn, args, kwargs)
         return fn(*args, **kwargs)
+        ### END SOLUTION 18.2
     return stand_in
 
 
 def _has_proxy(value):
+    """Whether a Proxy is anywhere in ``value`` (nested tuples, lists, dicts, slices)."""
+    ### BEGIN SOLUTION 18.2
     found = []
     map_aggregate(value, lambda x: found.append(x) if isinstance(x, Proxy) else None)
     return bool(found)
+    ### END SOLUTION 18.2
 
 
 # ----- fx.wrap ---------------------------------------------------------------------------------

@@ -355,6 +355,26 @@ class _CodeWriter:
         self.names_of = {}              # id(object) -> its global name
 
     def write(self):
+        """The source of ``forward`` and its globals, as a ``PythonCode`` (chapter 18,
+        "The graph back to Python").
+
+        The source is two blank lines (or the ``fx.wrap`` header lines below), then
+        ``def forward(self, x, y = 2):``: the root's name, then one parameter per
+        placeholder in graph order, named by its target, with ``: "f32[4, 3]"`` after it
+        in verbose mode and `` = <literal>`` when the placeholder has a default (its
+        ``args[0]``). The body, indented by four spaces, has a line ``name = target``
+        first for each placeholder whose node name differs from its target
+        (``input_1 = input``), then one line per other node (``_line``; in verbose mode
+        the annotation goes after the variable, before `` = ``). After a node's line,
+        the variables whose last reader it is are set to None on the same line, in the
+        order ``_last_uses`` gives, then the node's own name if nothing reads it:
+        ``;  mul = b = None`` (two spaces after the semicolon). The output's line
+        (``return ...``) gets no such suffix. A graph with no line gets ``pass``. The
+        source ends with a newline and four spaces. Each function fx.wrap'ed by name (a
+        value of ``_WRAPPED``) that a call_function node calls gives one header line,
+        first use first, ``minitorch.fx._symbolic_trace.wrap("name")``, in place of the
+        blank line after the first."""
+        ### BEGIN SOLUTION 18.1
         last_use = self._last_uses()
         params, body = [], []
         wrapped = []
@@ -385,14 +405,20 @@ class _CodeWriter:
         src = (f"\n{header or chr(10)}\ndef forward({', '.join([self.root] + params)}):\n"
                f"{lines}\n    ")
         return PythonCode(src, self.globals)
+        ### END SOLUTION 18.1
 
     def _annotation(self, node, prefix):
+        """``prefix + '"f32[4, 3]"'`` in verbose mode for a node whose ``meta["val"]``
+        is a tensor (``describe_value``, with its ``meta["shape_names"]``); else ""."""
+        ### BEGIN SOLUTION 18.1
         text = describe_value(node.meta.get("val"), node.meta.get("shape_names")) \
             if self.verbose else None
         return f'{prefix}"{text}"' if text else ""
+        ### END SOLUTION 18.1
 
     def _last_uses(self):
         """For each node, the nodes whose last reader it is (in order of appearance)."""
+        ### BEGIN SOLUTION 18.1
         seen, last_use = set(), {}
         for node in reversed(self.graph.nodes):
             for arg in node.all_input_nodes:
@@ -400,8 +426,15 @@ class _CodeWriter:
                     seen.add(arg)
                     last_use.setdefault(node, []).append(arg)
         return last_use
+        ### END SOLUTION 18.1
 
     def _line(self, node):
+        """The line of one node that is not a placeholder (chapter 18, "The graph back
+        to Python"): ``return <expr>`` for the output; ``name = self.a.b`` for
+        get_attr and ``name = self.a.b(args)`` for call_module (``_attribute_path``);
+        ``name = <first arg>.method(rest)`` for call_method; ``name = <call>`` for
+        call_function (``_call_expr``)."""
+        ### BEGIN SOLUTION 18.1
         args, kwargs = node.args, node.kwargs
         if node.op == "output":
             return f"return {self._expr(args[0])}"
@@ -414,8 +447,15 @@ class _CodeWriter:
             return (f"{node.name} = {self._expr(args[0])}.{node.target}"
                     f"({self._call_args(args[1:], kwargs)})")
         return f"{node.name} = {self._call_expr(node.target, args, kwargs)}"
+        ### END SOLUTION 18.1
 
     def _call_expr(self, target, args, kwargs):
+        """A call_function written as Python: without kwargs, a binary operator of
+        ``MAGIC_BINARY`` on two arguments as ``a + b``, a unary one of
+        ``MAGIC_UNARY`` as ``-a``, ``getattr(a, "name")`` with an identifier as
+        ``a.name``, ``operator.getitem(a, i)`` as ``a[i]``; anything else as
+        ``function_name(args, key = value)``."""
+        ### BEGIN SOLUTION 18.1
         if not kwargs:
             if target in MAGIC_BINARY and len(args) == 2:
                 return f"{self._expr(args[0])} {MAGIC_BINARY[target]} {self._expr(args[1])}"
@@ -428,15 +468,23 @@ class _CodeWriter:
                     and len(args) == 2:
                 return f"{self._expr(args[0])}[{self._expr(args[1])}]"
         return f"{self._function_name(target)}({self._call_args(args, kwargs)})"
+        ### END SOLUTION 18.1
 
     def _call_args(self, args, kwargs):
+        """``a, b, key = value``: the arguments as expressions, joined by ", " (a
+        keyword argument with spaces around its ``=``)."""
+        ### BEGIN SOLUTION 18.1
         parts = [self._expr(a) for a in args]
         parts += [f"{k} = {self._expr(v)}" for k, v in kwargs.items()]
         return ", ".join(parts)
+        ### END SOLUTION 18.1
 
     def _expr(self, arg):
-        """Source for an argument: a node by its name, containers element by element,
-        literals by ``repr``, anything else through a global."""
+        """Source for an argument: a node by its name; a tuple (not a namedtuple) as
+        ``(a, b)``, with a comma after a single item; a list as ``[a, b]``; a dict as
+        ``{'k': a}`` (keys by ``repr``); a slice as ``slice(start, stop, step)``;
+        anything else by ``_literal``."""
+        ### BEGIN SOLUTION 18.1
         if isinstance(arg, Node):
             return arg.name
         if isinstance(arg, tuple) and not hasattr(arg, "_fields"):
@@ -450,8 +498,15 @@ class _CodeWriter:
             return (f"slice({self._expr(arg.start)}, {self._expr(arg.stop)}, "
                     f"{self._expr(arg.step)})")
         return self._literal(arg)
+        ### END SOLUTION 18.1
 
     def _literal(self, value):
+        """A constant as source: ``repr`` for None, bools, ints, floats, strings and
+        bytes (``inf`` and ``nan`` are globals of the code), ``...`` for Ellipsis,
+        ``repr`` for values whose repr evaluates (``_evaluable_repr``: dtypes,
+        sizes); anything else becomes a global named after its type in snake case,
+        with a leading underscore (``_global``)."""
+        ### BEGIN SOLUTION 18.1
         if value is None or value is Ellipsis or isinstance(value, (bool, int, str, bytes)):
             return repr(value) if value is not Ellipsis else "..."
         if isinstance(value, float):
@@ -459,16 +514,27 @@ class _CodeWriter:
         if _evaluable_repr(value):
             return repr(value)          # minitorch.float32, minitorch.Size([2, 3])
         return self._global(value, "_" + _snake_case(type(value).__name__))
+        ### END SOLUTION 18.1
 
     def _function_name(self, fn):
+        """How the code names a function: its qualified name when it lives in minitorch
+        (``minitorch.relu``), a builtin's bare name (``getattr``), else a global
+        named after its qualified name with every character that is not a letter,
+        digit or ``_`` replaced by ``_`` (``_global``)."""
+        ### BEGIN SOLUTION 18.1
         name = qualified_name(fn)
         if name.startswith("minitorch."):
             return name
         if name.startswith("builtins."):
             return name[len("builtins."):]
         return self._global(fn, re.sub(r"[^0-9a-zA-Z_]", "_", name))
+        ### END SOLUTION 18.1
 
     def _global(self, obj, hint):
+        """The name under which ``obj`` is in ``self.globals``: the same name every time
+        for the same object; ``hint`` if free (or already ``obj``), else ``hint_1``,
+        ``hint_2``..."""
+        ### BEGIN SOLUTION 18.1
         if id(obj) in self.names_of:
             return self.names_of[id(obj)]
         name, i = hint, 0
@@ -478,6 +544,7 @@ class _CodeWriter:
         self.globals[name] = obj
         self.names_of[id(obj)] = name
         return name
+        ### END SOLUTION 18.1
 
 
 _DTYPE_SHORT = {"float32": "f32", "float64": "f64", "float16": "f16", "int64": "i64",
@@ -514,11 +581,13 @@ def _evaluable_repr(value):
 
 def _attribute_path(root, target):
     """``self.sub.lin``, or ``getattr(self.seq, "0")`` where an atom is not an identifier."""
+    ### BEGIN SOLUTION 18.1
     path = root
     for atom in target.split("."):
         path = f"{path}.{atom}" if atom.isidentifier() and not keyword.iskeyword(atom) \
             else f'getattr({path}, "{atom}")'
     return path
+    ### END SOLUTION 18.1
 
 
 def _minitorch():

@@ -35,39 +35,72 @@ class Proxy:
         return f"Proxy({self.node.name})"
 
     def __getattr__(self, name):
+        """``p.name`` (chapter 18, "How tracing works: proxies"): an ``Attribute`` of
+        this proxy, which becomes a method call if it is called and a ``getattr``
+        node if it is used. A dunder name (``__len__``, ``__array__``...) is not
+        traced: AttributeError, so that Python and numpy's protocol checks see a
+        plain object."""
+        ### BEGIN SOLUTION 18.2
         # ``p.relu`` is an attribute read or the start of a method call: decided when
         # the result is called (a method) or used (an attribute).
         if name.startswith("__") and name.endswith("__"):
             raise AttributeError(name)
         return Attribute(self, name)
+        ### END SOLUTION 18.2
 
     def __call__(self, *args, **kwargs):
+        """``p(a)``: a call_method node with target ``"__call__"`` and args ``(p, a)``."""
+        ### BEGIN SOLUTION 18.2
         return self.tracer.create_proxy("call_method", "__call__", (self,) + args, kwargs)
+        ### END SOLUTION 18.2
 
     def __getitem__(self, index):
+        """``p[i]``: a call_function node of ``operator.getitem`` with args ``(p, i)``."""
+        ### BEGIN SOLUTION 18.2
         return self.tracer.create_proxy("call_function", operator.getitem, (self, index), {})
+        ### END SOLUTION 18.2
 
     def __setitem__(self, index, value):
+        """``p[i] = v``: a call_function node of ``operator.setitem`` with args ``(p, i,
+        v)``."""
+        ### BEGIN SOLUTION 18.2
         self.tracer.create_proxy("call_function", operator.setitem, (self, index, value), {})
+        ### END SOLUTION 18.2
 
     # ----- where Python needs a value --------------------------------------------------------
     def __bool__(self):
+        """Python asks for True or False: the tracer decides (``Tracer.to_bool``)."""
+        ### BEGIN SOLUTION 18.2
         return self.tracer.to_bool(self)
+        ### END SOLUTION 18.2
 
     def __iter__(self):
+        """``for x in p`` or ``a, b = p``: when the calling code unpacks into n names
+        (``_unpacked_count``), an iterator over ``p[0]``, ..., ``p[n - 1]`` (n
+        getitem nodes); otherwise the tracer decides (``Tracer.iter``)."""
+        ### BEGIN SOLUTION 18.2
         count = _unpacked_count()
         if count is not None:        # ``a, b = p``: as many items as the left side names
             return iter([self[i] for i in range(count)])
         return self.tracer.iter(self)
+        ### END SOLUTION 18.2
 
     def __len__(self):
+        """``len(p)``: a RuntimeError whose message says "'len' is not supported in
+        symbolic tracing by default" and that ``minitorch.fx.wrap('len')`` at module
+        scope records the call instead."""
+        ### BEGIN SOLUTION 18.2
         raise RuntimeError("'len' is not supported in symbolic tracing by default: the length "
                            "of a traced value is not known while tracing. If you want this "
                            "call to be recorded, please call minitorch.fx.wrap('len') at "
                            "module scope")
+        ### END SOLUTION 18.2
 
     def keys(self):
+        """``**p``: the tracer decides (``Tracer.keys``)."""
+        ### BEGIN SOLUTION 18.2
         return self.tracer.keys(self)
+        ### END SOLUTION 18.2
 
 
 def _unpacked_count():
@@ -87,32 +120,55 @@ class Attribute(Proxy):
     """``p.name``: a method call if it is called, else a ``getattr`` node made on first use."""
 
     def __init__(self, root, attr):
+        """``root.attr``, not yet a node: keep ``root``, ``attr`` and root's tracer, and
+        no node (``_node`` None)."""
+        ### BEGIN SOLUTION 18.2
         self.root, self.attr, self.tracer = root, attr, root.tracer
         self._node = None
+        ### END SOLUTION 18.2
 
     @property
     def node(self):
+        """The ``getattr`` node (call_function of the builtin ``getattr``, args ``(root,
+        attr)``), made the first time it is asked for and the same node afterwards."""
+        ### BEGIN SOLUTION 18.2
         if self._node is None:
             self._node = self.tracer.create_proxy("call_function", getattr,
                                                   (self.root, self.attr), {}).node
         return self._node
+        ### END SOLUTION 18.2
 
     def __call__(self, *args, **kwargs):
+        """``root.attr(a)``: a call_method node with target ``attr`` and args ``(root,
+        a)`` (no getattr node)."""
+        ### BEGIN SOLUTION 18.2
         return self.tracer.create_proxy("call_method", self.attr, (self.root,) + args, kwargs)
+        ### END SOLUTION 18.2
 
 
 def _binary(target):
     def method(self, other):
+        """``self <op> other``: a call_function node of ``target`` with args ``(self,
+        other)``."""
+        ### BEGIN SOLUTION 18.2
         return self.tracer.create_proxy("call_function", target, (self, other), {})
+        ### END SOLUTION 18.2
 
     def reflected(self, other):
+        """``other <op> self`` (Python tried ``other``'s method first): a call_function
+        node of ``target`` with args ``(other, self)``."""
+        ### BEGIN SOLUTION 18.2
         return self.tracer.create_proxy("call_function", target, (other, self), {})
+        ### END SOLUTION 18.2
     return method, reflected
 
 
 def _unary(target):
     def method(self):
+        """``<op> self``: a call_function node of ``target`` with args ``(self,)``."""
+        ### BEGIN SOLUTION 18.2
         return self.tracer.create_proxy("call_function", target, (self,), {})
+        ### END SOLUTION 18.2
     return method
 
 
