@@ -23,6 +23,7 @@ compiles.
 
 import operator
 import os
+import re
 import sys
 import traceback
 
@@ -284,9 +285,11 @@ class Capture:
         return value
 
     def inputs(self, flat, names):
+        """Track the call's tensors, each named after its input as an identifier (the
+        graph's parameter names): ``xs[0]`` becomes ``xs_0_``."""
         for i, (t, name) in enumerate(zip(flat, names)):
             if isinstance(t, Tensor) and id(t) not in self.value_of:
-                self.track(t, "input", name, position=i)
+                self.track(t, "input", re.sub(r"[^0-9a-zA-Z_]+", "_", name), position=i)
 
     def module_state(self, module):
         """The module's parameters and buffers, tracked from the start (named as

@@ -61,11 +61,7 @@ class Proxy:
         ### END SOLUTION 18.2
 
     def __setitem__(self, index, value):
-        """``p[i] = v``: a call_function node of ``operator.setitem`` with args ``(p, i,
-        v)``."""
-        ### BEGIN SOLUTION 18.2
         self.tracer.create_proxy("call_function", operator.setitem, (self, index, value), {})
-        ### END SOLUTION 18.2
 
     # ----- where Python needs a value --------------------------------------------------------
     def __bool__(self):

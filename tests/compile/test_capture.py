@@ -100,6 +100,7 @@ def test_the_backend_is_called_once_per_graph_and_the_graph_is_minitorchs_ops():
     assert "addmm = minitorch.ops.aten.addmm(p_0_bias, input_1, t)" in code
 
 
+@pytest.mark.task("19.1")
 def test_guards_recompile_with_pytorchs_reason():
     backend = Recorder()
     model = nn.Linear(3, 2)
@@ -122,6 +123,7 @@ def scaled_sum(x):
     return (x * 3).sum()
 
 
+@pytest.mark.task("19.1")
 def test_error_on_recompile_lists_each_capture_newest_first(monkeypatch):
     # Observed on PyTorch 2.13 with torch._dynamo.config.error_on_recompile: guards are
     # checked dtype, requires_grad, rank, then sizes; entries listed as frame/entry,
@@ -155,6 +157,42 @@ def test_error_on_recompile_lists_each_capture_newest_first(monkeypatch):
             compiled(minitorch.ones(4))
 
 
+def mixed_inputs(xs, n, opts):
+    return xs[0] * n + opts["scale"] * xs[1]
+
+
+@pytest.mark.task("19.1")
+def test_guards_name_inputs_inside_lists_and_dicts_and_plain_values(monkeypatch):
+    # Reasons observed on PyTorch 2.13 (its message adds the line and a user stack).
+    dynamo.reset()
+    backend = Recorder()
+    compiled = minitorch.compile(mixed_inputs, backend=backend, dynamic=False)
+
+    def inputs(first=(2,), n=2, **scale):
+        return ([minitorch.ones(*first), minitorch.ones(2)], n,
+                {"scale": minitorch.ones(2, **scale)})
+    assert compiled(*inputs()).tolist() == [3.0, 3.0]
+    assert compiled(*inputs()).tolist() == [3.0, 3.0]        # guards pass: replayed
+    assert len(backend.graphs) == 1
+    monkeypatch.setattr(dynamo.config, "error_on_recompile", True)
+    for args, reason in [
+            (inputs(first=(3,)), "tensor 'xs[0]' size mismatch at index 0. expected 2, "
+                                 "actual 3"),
+            (inputs(n=3), "n == 2"),
+            (inputs(dtype=minitorch.float64), "tensor 'opts['scale']' dtype mismatch. "
+                                              "expected Float, actual Double"),
+            (inputs(requires_grad=True), "tensor 'opts['scale']' requires_grad mismatch. "
+                                         "expected requires_grad=0")]:
+        with pytest.raises(dynamo.exc.RecompileError) as info:
+            compiled(*args)
+        assert str(info.value).endswith(f"    - 0/0: {reason}")
+    monkeypatch.setattr(dynamo.config, "error_on_recompile", False)
+    assert compiled(*inputs(n=3)).tolist() == [4.0, 4.0]
+    assert compiled._minitorch_compiled.recompile_reasons == ["n == 2"]
+    assert len(backend.graphs) == 2
+
+
+@pytest.mark.task("19.1")
 @pytest.mark.parametrize("name", ["recompile_limit", "cache_size_limit"])
 def test_too_many_recompiles_fall_back_with_a_warning(monkeypatch, name):
     monkeypatch.setattr(dynamo.config, name, 2)
@@ -176,6 +214,7 @@ def test_cache_size_limit_is_another_name_of_recompile_limit(monkeypatch):
     assert dynamo.config.recompile_limit == 3
 
 
+@pytest.mark.task("19.1")
 def test_dynamic_true_keeps_one_graph_across_sizes():
     backend = Recorder()
 
@@ -190,6 +229,7 @@ def test_dynamic_true_keeps_one_graph_across_sizes():
     assert compiled._minitorch_compiled.entries[0].misses == 0
 
 
+@pytest.mark.task("19.1")
 def test_a_size_that_changes_becomes_dynamic_on_the_second_capture():
     backend = Recorder()
     compiled = minitorch.compile(lambda x: x.view(-1, 2).sum(0), backend=backend)
@@ -198,6 +238,7 @@ def test_a_size_that_changes_becomes_dynamic_on_the_second_capture():
     assert len(backend.graphs) == 2          # PyTorch's automatic dynamic shapes: also 2
 
 
+@pytest.mark.task("19.1")
 def test_mark_dynamic():
     backend = Recorder()
     compiled = minitorch.compile(lambda x: x.view(x.shape[0] * 2) * 2, backend=backend)

@@ -153,6 +153,7 @@ def test_nodes_iterate_forwards_backwards_and_survive_erasing():
     assert len(g.nodes) == 6
 
 
+@pytest.mark.task("18.1")
 def test_python_code_of_a_graph():
     g, _ = small_graph()
     g.eliminate_dead_code()
@@ -163,3 +164,134 @@ def test_python_code_of_a_graph():
         "    sum_1 = relu.sum(dim = 0);  relu = None\n"
         "    return sum_1\n    ")
     assert fx.Graph().python_code("self").src == "\n\n\ndef forward(self):\n    pass\n    "
+
+
+# ----- the code generator (task 18.1): graphs built by hand, no tracing ---------------------
+# Each expected source was printed by PyTorch 2.13 for the same graph built with torch.fx
+# (torch.sum, torch.relu, torch.nn.Module); minitorch writes minitorch.sum where PyTorch
+# writes torch.sum, and a function of this module is named after its qualified name
+# (PyTorch: ``__main___join`` for a script's ``join``).
+
+def join(a, b):
+    return a + b
+
+
+def every_kind_of_line():
+    g = fx.Graph()
+    x = g.placeholder("x")
+    inp = g.placeholder("input")
+    y = g.placeholder("y", default_value=2)
+    add = g.call_function(operator.add, (x, y))
+    relu = g.call_method("relu", (add,))
+    neg = g.call_function(operator.neg, (relu,))
+    item = g.call_function(operator.getitem, (x, (slice(None, 2, None), 0)))
+    shape = g.call_function(getattr, (x, "shape"))
+    total = g.call_function(minitorch.sum, (neg,), {"dim": 1, "keepdim": True})
+    g.call_function(operator.mul, (inp, 3))                # read by no one
+    joined = g.call_function(join, (total, inp))
+    g.output((joined, [item, shape], {"a": add}))
+    return g
+
+
+@pytest.mark.task("18.1")
+def test_the_code_of_every_kind_of_line_is_pytorchs():
+    gm = fx.GraphModule(minitorch.nn.Module(), every_kind_of_line())
+    assert gm.code == (
+        "\n\n\ndef forward(self, x, input, y = 2):\n"
+        "    input_1 = input\n"
+        "    add = x + y;  y = None\n"
+        "    relu = add.relu()\n"
+        "    neg = -relu;  relu = None\n"
+        "    getitem = x[(slice(None, 2, None), 0)]\n"
+        "    getattr_1 = x.shape;  x = None\n"
+        "    sum_1 = minitorch.sum(neg, dim = 1, keepdim = True);  neg = None\n"
+        "    mul = input_1 * 3;  mul = None\n"
+        "    join = tests_fx_test_graph_join(sum_1, input_1);  sum_1 = input_1 = None\n"
+        "    return (join, [getitem, getattr_1], {'a': add})\n    ")
+
+
+@pytest.mark.task("18.1")
+def test_the_generated_forward_computes_the_graph():
+    gm = fx.GraphModule(minitorch.nn.Module(), every_kind_of_line())
+    x = minitorch.tensor([[1.0, -5.0], [-3.0, 4.0], [0.5, 0.5]])
+    joined, (item, shape), rest = gm(x, minitorch.ones(3, 1))
+    assert joined.tolist() == [[-2.0], [-5.0], [-4.0]]
+    assert item.tolist() == [1.0, -3.0] and shape == (3, 2)
+    assert rest["a"].tolist() == [[3.0, -3.0], [-1.0, 6.0], [2.5, 2.5]]
+    assert gm(x, minitorch.ones(3, 1), 0)[2]["a"].tolist() == x.tolist()
+
+
+@pytest.mark.task("18.1")
+def test_modules_and_attributes_are_read_through_self():
+    root = minitorch.nn.Module()
+    root.seq = minitorch.nn.Sequential(minitorch.nn.Linear(2, 2))
+    root.register_buffer("b", minitorch.ones(2))
+    g = fx.Graph()
+    x = g.placeholder("x")
+    lin = g.call_module("seq.0", (x,))
+    m = g.call_function(operator.matmul, (lin, g.get_attr("b")))
+    g.output(g.call_function(minitorch.relu, (m,)))
+    gm = fx.GraphModule(root, g)
+    assert gm.code == (
+        '\n\n\ndef forward(self, x):\n'
+        '    seq_0 = getattr(self.seq, "0")(x);  x = None\n'
+        '    b = self.b\n'
+        '    matmul = seq_0 @ b;  seq_0 = b = None\n'
+        '    relu = minitorch.relu(matmul);  matmul = None\n'
+        '    return relu\n    ')
+    x = minitorch.randn(3, 2)
+    expected = minitorch.relu(root.seq[0](x) @ root.b)
+    assert gm(x).tolist() == expected.tolist()
+
+
+@pytest.mark.task("18.1")
+def test_literals_globals_and_a_one_item_tuple():
+    g = fx.Graph()
+    x = g.placeholder("x")
+    t = g.call_function(minitorch.add, (x, 1.5), {"alpha": float("inf")})
+    g.output((g.call_function(minitorch.mul, (t, x)),))
+    gm = fx.GraphModule(minitorch.nn.Module(), g)
+    assert gm.code == (
+        "\n\n\ndef forward(self, x):\n"
+        "    add = minitorch.add(x, 1.5, alpha = inf)\n"
+        "    mul = minitorch.mul(add, x);  add = x = None\n"
+        "    return (mul,)\n    ")
+    assert gm(minitorch.ones(2))[0].tolist() == [float("inf")] * 2
+    g = fx.Graph()
+    g.output(g.placeholder("x"))
+    assert fx.GraphModule(minitorch.nn.Module(), g).code == \
+        "\n\n\ndef forward(self, x):\n    return x\n    "
+
+
+@pytest.mark.task("18.1")
+def test_an_object_without_a_literal_becomes_one_global():
+    # PyTorch keeps such a value (here a numpy array) as a global of the code too.
+    import numpy as np
+    mask = np.array([True, False])
+    g = fx.Graph()
+    x = g.placeholder("x")
+    a = g.call_function(minitorch.mul, (x, mask))
+    b = g.call_function(minitorch.add, (a, mask))
+    g.output(g.call_function(minitorch.where, (mask, b, x), {"out": None}))
+    code = g.python_code("self")
+    assert "mul = minitorch.mul(x, _ndarray)" in code.src
+    assert "add = minitorch.add(mul, _ndarray)" in code.src
+    assert "where = minitorch.where(_ndarray, add, x, out = None)" in code.src
+    assert code.globals["_ndarray"] is mask
+
+
+@pytest.mark.task("18.1")
+def test_verbose_code_annotates_each_value_with_dtype_and_shape():
+    # PyTorch 2.13 prints the same annotations, with a comment line
+    # "# No stacktrace found for following nodes" before the first node.
+    g = fx.Graph()
+    x = g.placeholder("x")
+    x.meta["val"] = minitorch.ones(4, 3)
+    y = g.call_function(minitorch.relu, (x,))
+    y.meta["val"] = minitorch.ones(4, 3, dtype=minitorch.float64)
+    g.output(g.call_function(join, (y, y)))
+    assert g.python_code("self", verbose=True).src == (
+        '\n\n\ndef forward(self, x: "f32[4, 3]"):\n'
+        '    relu: "f64[4, 3]" = minitorch.relu(x);  x = None\n'
+        '    join = tests_fx_test_graph_join(relu, relu);  relu = None\n'
+        '    return join\n    ')

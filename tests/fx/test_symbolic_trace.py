@@ -15,7 +15,7 @@ import minitorch.fx as fx
 import minitorch.nn as nn
 import minitorch.nn.functional as F
 
-pytestmark = pytest.mark.chapter18
+pytestmark = [pytest.mark.chapter18, pytest.mark.task("18.2")]
 
 
 class Small(nn.Module):
@@ -191,3 +191,155 @@ def test_is_leaf_module_decides_what_stays_a_call():
     graph = NothingIsALeaf().trace(Model())
     assert [n.target for n in graph.nodes if n.op == "get_attr"] == ["seq.0.weight",
                                                                      "seq.0.bias"]
+
+
+# ----- the proxies' dispatch and the tracer (task 18.2) ---------------------------------------
+# Code observed on PyTorch 2.13 for the same functions; PyTorch names the global of
+# ``abs`` ``_operator_abs`` where minitorch writes ``operator_abs``.
+
+def every_operator(x, y):
+    s = x.shape
+    d = {"k": x}
+    return 2 - x, abs(x), ~(x > 0), s[0] + s[1], 3 ** y, d["k"].t()
+
+
+def test_reflected_unary_and_attribute_operations_are_recorded():
+    gm = fx.symbolic_trace(every_operator)
+    assert gm.code.replace("operator_abs", "_operator_abs") == """
+
+
+def forward(self, x, y):
+    sub = 2 - x
+    abs_1 = _operator_abs(x)
+    gt = x > 0
+    invert = ~gt;  gt = None
+    getattr_1 = x.shape
+    getitem = getattr_1[0]
+    getitem_1 = getattr_1[1];  getattr_1 = None
+    add = getitem + getitem_1;  getitem = getitem_1 = None
+    pow_1 = 3 ** y;  y = None
+    t = x.t();  x = None
+    return (sub, abs_1, invert, add, pow_1, t)
+    """
+    x = minitorch.tensor([[1.0, -2.0], [3.0, 0.0]])
+    sub, absolute, inverted, size, power, t = gm(x, minitorch.tensor(2.0))
+    assert sub.tolist() == [[1.0, 4.0], [-1.0, 2.0]]
+    assert absolute.tolist() == [[1.0, 2.0], [3.0, 0.0]]
+    assert inverted.tolist() == [[False, True], [False, True]]
+    assert size == 4 and power.item() == 9.0 and t.tolist() == [[1.0, 3.0], [-2.0, 0.0]]
+
+
+def test_an_attribute_becomes_a_getattr_node_only_when_used():
+    gm = fx.symbolic_trace(lambda x: x.T.sum() + x.ndim)
+    assert gm.code == """
+
+
+def forward(self, x):
+    getattr_1 = x.T
+    sum_1 = getattr_1.sum();  getattr_1 = None
+    getattr_2 = x.ndim;  x = None
+    add = sum_1 + getattr_2;  sum_1 = getattr_2 = None
+    return add
+    """
+    assert gm(minitorch.ones(2, 3)).item() == 8.0
+
+    def twice(x):
+        a = x.T
+        return a + a
+    assert [n.op for n in fx.symbolic_trace(twice).graph.nodes] == [
+        "placeholder", "call_function", "call_function", "output"]
+
+
+def test_calling_a_traced_value_is_a_method_call():
+    gm = fx.symbolic_trace(lambda x: x(1, 2))
+    assert gm.code == """
+
+
+def forward(self, x):
+    call = x.__call__(1, 2);  x = None
+    return call
+    """
+
+
+ONES, ZEROS = minitorch.ones(2), minitorch.zeros(2)
+
+
+def adds_constants(x):
+    return x + ONES + ZEROS + ONES
+
+
+def test_a_tensor_constant_is_kept_on_the_root_once_and_read_at_each_use():
+    gm = fx.symbolic_trace(adds_constants)
+    assert gm.code == """
+
+
+def forward(self, x):
+    _tensor_constant0 = self._tensor_constant0
+    add = x + _tensor_constant0;  x = _tensor_constant0 = None
+    _tensor_constant1 = self._tensor_constant1
+    add_1 = add + _tensor_constant1;  add = _tensor_constant1 = None
+    _tensor_constant0_1 = self._tensor_constant0
+    add_2 = add_1 + _tensor_constant0_1;  add_1 = _tensor_constant0_1 = None
+    return add_2
+    """
+    assert gm._tensor_constant0 is ONES and gm._tensor_constant1 is ZEROS
+    assert gm(minitorch.ones(2)).tolist() == [3.0, 3.0]
+
+
+class ReadsTwice(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.w = nn.Parameter(minitorch.ones(2))
+        self.register_buffer("b", minitorch.ones(2))
+
+    def forward(self, x):
+        return x * self.w + self.w + self.b + self.b
+
+
+def test_a_parameter_read_twice_is_one_node_a_buffer_one_per_read():
+    gm = fx.symbolic_trace(ReadsTwice())
+    assert gm.code == """
+
+
+def forward(self, x):
+    w = self.w
+    mul = x * w;  x = None
+    add = mul + w;  mul = w = None
+    b = self.b
+    add_1 = add + b;  add = b = None
+    b_1 = self.b
+    add_2 = add_1 + b_1;  add_1 = b_1 = None
+    return add_2
+    """
+
+
+OUTSIDE = nn.ReLU()
+
+
+class CallsAModuleItDoesNotHold(nn.Module):
+    def forward(self, x):
+        return OUTSIDE(x)
+
+
+def test_a_module_outside_the_root_cannot_be_recorded():
+    with pytest.raises(NameError, match="module is not installed as a submodule"):
+        fx.symbolic_trace(CallsAModuleItDoesNotHold())
+
+
+def test_unpacking_a_traced_value_with_two_stars_fails():
+    with pytest.raises(fx.TraceError):              # PyTorch: TraceError too
+        fx.symbolic_trace(lambda x: dict(**x))
+
+
+def test_everything_patched_for_a_trace_is_put_back_even_after_an_error():
+    call, getattr_, relu, gelu = (nn.Module.__call__, nn.Module.__getattr__,
+                                  minitorch.relu, F.gelu)
+    fx.symbolic_trace(Small())
+    with pytest.raises(fx.TraceError):
+        fx.symbolic_trace(control_flow)
+    assert (nn.Module.__call__, nn.Module.__getattr__, minitorch.relu, F.gelu) == (
+        call, getattr_, relu, gelu)
+    assert globals()["helper"].__name__ == "helper" and \
+        globals()["helper"](minitorch.ones(1), 2).tolist() == [2.0]
+    # a module called outside any trace runs as usual
+    assert Small()(minitorch.ones(1, 3))["shape"] == 1
