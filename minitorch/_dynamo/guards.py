@@ -56,7 +56,10 @@ class Guards:
         requires_grad, or a plain value's type and value; grad mode and the default
         dtype now; and the training flags of ``module`` and its submodules
         (``_training``). ``dynamic_dims`` maps an input's position to the dims whose
-        size is left free."""
+        size is left free. ``describe`` (``explain``'s guards) reads ``names``,
+        ``grad_enabled``, ``training`` and ``checks``: one tuple per input,
+        ``(position, True, shape, dtype, requires_grad)`` for a tensor, ``(position,
+        False, type, value, None)`` for a plain value."""
         ### BEGIN SOLUTION 19.1
         self.names = names
         self.dynamic = dynamic_dims or {}       # input position -> set of free dims
