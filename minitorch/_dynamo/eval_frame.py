@@ -70,8 +70,8 @@ class CompiledCode:
         _caches.add(self)
 
     def __call__(self, *args, **kwargs):
-        """One call of the compiled function (chapter 19, "A compiled function and its
-        backend").
+        """One call of the compiled function (chapter 19, "Guards: what a graph
+        assumes").
 
         Inside another compiled call, a capture, a replay or a transform (``_disabled``,
         ``_capture.live_capture()``, ``_live_replay``, ``function.transform_apply``),

@@ -18,7 +18,7 @@ __all__ = ["Guards", "flatten_inputs"]
 
 def flatten_inputs(args, kwargs, names):
     """The tensors and plain values of a call, in order, each with a name (chapter 19,
-    "A compiled function and its backend"): ``(flat, flat_names)``. Positional
+    "Guards: what a graph assumes"): ``(flat, flat_names)``. Positional
     arguments are named by ``names`` (the function's parameter names; ``args[i]``
     past their end), keyword arguments by their key; lists and tuples are walked item
     by item (``xs[0]``) and dicts value by value (``options['scale']``, the key by
@@ -51,7 +51,7 @@ class Guards:
     """The conditions under which a capture can be replayed."""
 
     def __init__(self, flat, names, module=None, dynamic_dims=None):
-        """What a capture assumed (chapter 19, "A compiled function and its backend"):
+        """What a capture assumed (chapter 19, "Guards: what a graph assumes"):
         for each input of ``flat`` (named by ``names``), a tensor's shape, dtype and
         requires_grad, or a plain value's type and value; grad mode and the default
         dtype now; and the training flags of ``module`` and its submodules
