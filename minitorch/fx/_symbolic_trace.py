@@ -60,11 +60,7 @@ class Tracer:
         ### END SOLUTION 18.2
 
     def call_module(self, m, forward, args, kwargs):
-        """What ``m(*args, **kwargs)`` does while tracing (chapter 18, "How tracing
-        works: proxies"): if ``is_leaf_module(m, path)``, where path is m's path in
-        the root (``path_of_module``), one call_module node with that path as target
-        and the call's arguments; else ``forward(*args, **kwargs)``, so that the
-        module's own code is traced."""
+        """What ``m(*args, **kwargs)`` does while tracing."""
         ### BEGIN SOLUTION 18.2
         path = self.path_of_module(m)
         if self.is_leaf_module(m, path):
@@ -155,15 +151,15 @@ class Tracer:
             return a
         if isinstance(a, Tensor):
             return self._tensor_arg(a)
+        if isinstance(a, tuple) and hasattr(a, "_fields"):       # a namedtuple
+            return type(a)(*[self.create_arg(x) for x in a])
         if isinstance(a, (tuple, list)):
             items = [self.create_arg(x) for x in a]
-            if isinstance(a, tuple) and hasattr(a, "_fields"):
-                return type(a)(*items)
-            return type(a)(items) if type(a) in (tuple, list) else tuple(items)
+            return items if type(a) is list else tuple(items)
         if isinstance(a, dict):
-            return {k: self.create_arg(v) for k, v in a.items()}
+            return dict(zip(a.keys(), map(self.create_arg, a.values())))
         if isinstance(a, slice):
-            return slice(*(self.create_arg(x) for x in (a.start, a.stop, a.step)))
+            return slice(*map(self.create_arg, (a.start, a.stop, a.step)))
         if a is None or isinstance(a, (bool, int, float, str, type(Ellipsis))) or \
                 _is_plain_value(a):
             return a
@@ -407,8 +403,6 @@ def _recording(tracer, fn):
     its arguments, the function itself otherwise."""
     @functools.wraps(fn)
     def stand_in(*args, **kwargs):
-        """A call_function node of ``fn`` (as a proxy) when a proxy is anywhere in the
-        arguments (``_has_proxy``); ``fn``'s result otherwise."""
         ### BEGIN SOLUTION 18.2
         if _has_proxy((args, kwargs)):
             return tracer.create_proxy("call_function", fn, args, kwargs)

@@ -488,15 +488,14 @@ class _CodeWriter:
         if isinstance(arg, Node):
             return arg.name
         if isinstance(arg, tuple) and not hasattr(arg, "_fields"):
-            inner = ", ".join(self._expr(a) for a in arg)
-            return "(" + inner + ("," if len(arg) == 1 else "") + ")"
+            items = list(map(self._expr, arg))
+            return "(" + ", ".join(items) + ("," if len(items) == 1 else "") + ")"
         if isinstance(arg, list):
-            return "[" + ", ".join(self._expr(a) for a in arg) + "]"
+            return "[%s]" % ", ".join(map(self._expr, arg))
         if isinstance(arg, dict):
-            return "{" + ", ".join(f"{k!r}: {self._expr(v)}" for k, v in arg.items()) + "}"
+            return "{%s}" % ", ".join(f"{k!r}: {self._expr(v)}" for k, v in arg.items())
         if isinstance(arg, slice):
-            return (f"slice({self._expr(arg.start)}, {self._expr(arg.stop)}, "
-                    f"{self._expr(arg.step)})")
+            return "slice(%s)" % ", ".join(map(self._expr, (arg.start, arg.stop, arg.step)))
         return self._literal(arg)
         ### END SOLUTION 18.1
 

@@ -29,12 +29,11 @@ class Interpreter:
         self.garbage_collect_values = garbage_collect_values
         self.user_to_last_uses = {}
         if garbage_collect_values:          # drop each value after its last reader
-            seen = set()
-            for node in reversed(self.graph.nodes):
-                for arg in node.all_input_nodes:
-                    if arg not in seen:
-                        seen.add(arg)
-                        self.user_to_last_uses.setdefault(node, []).append(arg)
+            last_reader = {}
+            for node in self.graph.nodes:
+                last_reader.update(dict.fromkeys(node.all_input_nodes, node))
+            for value, reader in last_reader.items():
+                self.user_to_last_uses.setdefault(reader, []).append(value)
 
     def run(self, *args, initial_env=None, enable_io_processing=True):
         """Run the graph on ``args``; returns what its output node returns."""

@@ -208,30 +208,35 @@ def map_arg(a, fn):
 
 # ----- printing ----------------------------------------------------------------------------
 def _format_arg(arg):
-    if isinstance(arg, list):
-        return "[" + ", ".join(_format_arg(a) for a in arg) + "]"
-    if isinstance(arg, tuple):
-        inner = ", ".join(_format_arg(a) for a in arg)
-        return "(" + inner + ("," if len(arg) == 1 else "") + ")"
-    if isinstance(arg, dict):
-        return "{" + ", ".join(f"{k}: {_format_arg(v)}" for k, v in arg.items()) + "}"
+    """An argument as a node prints it: a node as ``%name``, dict keys as they are (no
+    quotes), anything else by ``str``."""
     if isinstance(arg, Node):
         return "%" + arg.name
+    if isinstance(arg, dict):
+        pairs = [str(key) + ": " + _format_arg(value) for key, value in arg.items()]
+        return "{" + ", ".join(pairs) + "}"
+    if isinstance(arg, (list, tuple)):
+        opening, closing = ("[", "]") if isinstance(arg, list) else ("(", ")")
+        text = ", ".join(_format_arg(item) for item in arg)
+        if isinstance(arg, tuple) and len(arg) == 1:
+            text += ","
+        return opening + text + closing
     return str(arg)
+
+
+class _Named:
+    """Prints as a node's name: what the output's structure holds in ``_format_output``."""
+
+    def __init__(self, name):
+        self.name = name
+
+    def __repr__(self):
+        return self.name
 
 
 def _format_output(arg):
     """The output's structure as Python would show it, each node by its name."""
-    if isinstance(arg, Node):
-        return arg.name
-    if isinstance(arg, tuple) and not hasattr(arg, "_fields"):
-        inner = ", ".join(_format_output(a) for a in arg)
-        return "(" + inner + ("," if len(arg) == 1 else "") + ")"
-    if isinstance(arg, list):
-        return "[" + ", ".join(_format_output(a) for a in arg) + "]"
-    if isinstance(arg, dict):
-        return "{" + ", ".join(f"{k!r}: {_format_output(v)}" for k, v in arg.items()) + "}"
-    return repr(arg)
+    return repr(map_arg(arg, lambda node: _Named(node.name)))
 
 
 def _pretty_target(target):

@@ -21,7 +21,13 @@ class TraceError(ValueError):
 
 
 class Proxy:
-    """The value of ``node`` while ``tracer`` records a program."""
+    """The value of ``node`` while ``tracer`` records a program.
+
+    Each operator of ``MAGIC_BINARY`` is a method (``__add__``) made by ``_binary`` that
+    records a call_function node of the operator with args ``(self, other)``, and, where
+    Python may try the other operand first, a reflected method (``__radd__``) that
+    records ``(other, self)``: ``2 - p`` is ``operator.sub(2, p)``.  Each operator of
+    ``MAGIC_UNARY`` (and ``abs``) records a node with args ``(self,)`` (``_unary``)."""
 
     _fx_proxy = True        # minitorch.ops.aten's ops record a call when given one
 
@@ -144,15 +150,11 @@ class Attribute(Proxy):
 
 def _binary(target):
     def method(self, other):
-        """``self <op> other``: a call_function node of ``target`` with args ``(self,
-        other)``."""
         ### BEGIN SOLUTION 18.2
         return self.tracer.create_proxy("call_function", target, (self, other), {})
         ### END SOLUTION 18.2
 
     def reflected(self, other):
-        """``other <op> self`` (Python tried ``other``'s method first): a call_function
-        node of ``target`` with args ``(other, self)``."""
         ### BEGIN SOLUTION 18.2
         return self.tracer.create_proxy("call_function", target, (other, self), {})
         ### END SOLUTION 18.2
