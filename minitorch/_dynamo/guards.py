@@ -108,7 +108,10 @@ class Guards:
     @staticmethod
     def _tensor(name, x, shape, dtype, requires_grad, free):
         """The first check that fails, in the order PyTorch's tensor guard makes them:
-        dtype, requires_grad, rank, then each size."""
+        dtype, requires_grad, rank, then each size, with PyTorch's words (``"tensor 'x'
+        size mismatch at index 0. expected 4, actual 5"``). A size in ``free`` may
+        change, but not from 2 or more to 0 or 1 (a symbolic size stands for sizes of
+        at least 2, as in PyTorch): ``"2 <= x.size()[0]"``."""
         ### BEGIN SOLUTION 19.1
         if x.dtype is not dtype:
             return (f"tensor '{name}' dtype mismatch. expected {dtype.type_name}, "
@@ -121,6 +124,8 @@ class Guards:
             return (f"tensor '{name}' rank mismatch. expected {len(shape)}, "
                     f"actual {len(actual)}")
         for d, (e, a) in enumerate(zip(shape, actual)):
+            if d in free and a < 2 <= e:
+                return f"2 <= {name}.size()[{d}]"
             if e != a and d not in free:
                 return f"tensor '{name}' size mismatch at index {d}. expected {e}, actual {a}"
         return None

@@ -361,10 +361,10 @@ class _CodeWriter:
         The source is two blank lines (or the ``fx.wrap`` header lines below), then
         ``def forward(self, x, y = 2):``: the root's name, then one parameter per
         placeholder in graph order, named by its target, with ``: "f32[4, 3]"`` after it
-        in verbose mode and `` = <literal>`` when the placeholder has a default (its
-        ``args[0]``). The body, indented by four spaces, has a line ``name = target``
-        first for each placeholder whose node name differs from its target
-        (``input_1 = input``), then one line per other node (``_line``; in verbose mode
+        in verbose mode and `` = <expression>`` (``_expr``) when the placeholder has a
+        default (its ``args[0]``). The body, indented by four spaces, has a line
+        ``name = target`` first for each placeholder whose node name differs from its
+        target (``input_1 = input``), then one line per other node (``_line``; in verbose mode
         the annotation goes after the variable, before `` = ``). After a node's line,
         the variables whose last reader it is are set to None on the same line, in the
         order ``_last_uses`` gives, then the node's own name if nothing reads it:
@@ -383,7 +383,7 @@ class _CodeWriter:
                 default = node.args[0] if node.args else inspect.Signature.empty
                 name = node.target + self._annotation(node, ": ")
                 params.append(name if default is inspect.Signature.empty
-                              else f"{name} = {self._literal(default)}")
+                              else f"{name} = {self._expr(default)}")
                 if node.name != node.target:        # ``input`` is a builtin: ``input_1``
                     body.append(f"{node.name} = {node.target}")
                 continue

@@ -230,6 +230,26 @@ def test_dynamic_true_keeps_one_graph_across_sizes():
 
 
 @pytest.mark.task("19.1")
+def test_a_symbolic_size_stands_for_sizes_of_two_or_more(monkeypatch):
+    # PyTorch 2.13: with dynamic=True one graph serves 3, 5 and 7 rows; 1 or 0 rows (or
+    # 1 column) fail the guard "2 <= x.size()[0]" and capture again.
+    backend = Recorder()
+    compiled = minitorch.compile(lambda x: x * 2, backend=backend, dynamic=True)
+    for n in (3, 5, 7):
+        assert compiled(minitorch.ones(n, 2)).tolist() == [[2.0, 2.0]] * n
+    assert len(backend.graphs) == 1
+    monkeypatch.setattr(dynamo.config, "error_on_recompile", True)
+    for shape, reason in [((1, 2), "2 <= x.size()[0]"), ((0, 2), "2 <= x.size()[0]"),
+                          ((5, 1), "2 <= x.size()[1]")]:
+        with pytest.raises(dynamo.exc.RecompileError) as info:
+            compiled(minitorch.ones(*shape))
+        assert str(info.value).endswith(f"/0: {reason}")
+    monkeypatch.setattr(dynamo.config, "error_on_recompile", False)
+    assert compiled(minitorch.ones(1, 2)).tolist() == [[2.0, 2.0]]
+    assert len(backend.graphs) == 2
+
+
+@pytest.mark.task("19.1")
 def test_a_size_that_changes_becomes_dynamic_on_the_second_capture():
     backend = Recorder()
     compiled = minitorch.compile(lambda x: x.view(-1, 2).sum(0), backend=backend)

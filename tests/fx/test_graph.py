@@ -298,3 +298,25 @@ def test_verbose_code_annotates_each_value_with_dtype_and_shape():
         '    relu: "f64[4, 3]" = minitorch.relu(x);  x = None\n'
         '    join = tests_fx_test_graph_join(relu, relu);  relu = None\n'
         '    return join\n    ')
+
+
+@pytest.mark.task("18.1")
+def test_defaults_containers_and_attributes_that_are_not_identifiers():
+    # PyTorch 2.13 prints the same lines (torch.stack for minitorch.stack).
+    g = fx.Graph()
+    x = g.placeholder("x")
+    mode = g.placeholder("mode", default_value="mean")
+    n = g.placeholder("n", default_value=None)
+    t = g.placeholder("t", default_value=(1, 2))
+    a = g.call_function(operator.getitem, (x, (slice(None), None)))
+    b = g.call_function(getattr, (a, "not an identifier"))
+    c = g.call_method("view", (x, -1), {})
+    d = g.call_function(minitorch.stack, ([x, [c, c]],), {"dim": 0})
+    g.output({0: b, "k": (d, (mode, n, t))})
+    assert g.python_code("self").src == (
+        "\n\n\ndef forward(self, x, mode = 'mean', n = None, t = (1, 2)):\n"
+        "    getitem = x[(slice(None, None, None), None)]\n"
+        "    getattr_1 = getattr(getitem, 'not an identifier');  getitem = None\n"
+        "    view = x.view(-1)\n"
+        "    stack = minitorch.stack([x, [view, view]], dim = 0);  x = view = None\n"
+        "    return {0: getattr_1, 'k': (stack, (mode, n, t))}\n    ")
