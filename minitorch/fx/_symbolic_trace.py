@@ -221,8 +221,9 @@ class Tracer:
         ### END SOLUTION 18.2
 
     def _prepare(self, root, graph):
-        """Start a trace: keep ``root`` and ``graph``, no tensor constants yet, and the
-        path of every module of the root by its ``id`` (``self._module_paths``)."""
+        """Start a trace (``trace``, and ``fx.Transformer`` for its new graph): keep
+        ``root`` and ``graph``, no tensor constants yet, and the path of every module
+        of the root by its ``id`` (``self._module_paths``)."""
         ### BEGIN SOLUTION 18.2
         self.root, self.graph = root, graph
         self._tensor_constants = {}
