@@ -320,3 +320,30 @@ def test_defaults_containers_and_attributes_that_are_not_identifiers():
         "    view = x.view(-1)\n"
         "    stack = minitorch.stack([x, [view, view]], dim = 0);  x = view = None\n"
         "    return {0: getattr_1, 'k': (stack, (mode, n, t))}\n    ")
+
+
+def doubled(a):
+    return a * 2
+
+
+fx.wrap("doubled")
+
+
+@pytest.mark.task("18.1")
+def test_a_call_of_a_wrapped_function_puts_its_wrap_line_first():
+    # PyTorch 2.13 writes the same line for a traced call of a function it wraps
+    # ('\ntorch.fx._symbolic_trace.wrap("__main___doubled")\n\ndef forward(self, x):').
+    g = fx.Graph()
+    x = g.placeholder("x")
+    a = g.call_function(doubled, (x,))
+    b = g.call_function(doubled, (a,))
+    g.output(g.call_function(operator.add, (a, b)))
+    gm = fx.GraphModule(minitorch.nn.Module(), g)
+    assert gm.code == (
+        '\nminitorch.fx._symbolic_trace.wrap("tests_fx_test_graph_doubled")\n\n'
+        'def forward(self, x):\n'
+        '    doubled = tests_fx_test_graph_doubled(x);  x = None\n'
+        '    doubled_1 = tests_fx_test_graph_doubled(doubled)\n'
+        '    add = doubled + doubled_1;  doubled = doubled_1 = None\n'
+        '    return add\n    ')
+    assert gm(minitorch.ones(2)).tolist() == [6.0, 6.0]
