@@ -146,7 +146,8 @@ class Gelu(BuiltinFunction):
         ctx.approximate = approximate
         x = a._data
         if approximate == "tanh":
-            return 0.5 * x * (1 + np.tanh(_SQRT_2_OVER_PI * (x + _CUBIC * x * x * x)))
+            ctx.tanh = np.tanh(_SQRT_2_OVER_PI * (x + _CUBIC * x * x * x))   # backward's too
+            return 0.5 * x * (1 + ctx.tanh)
         out, ctx.slope = gelu_and_slope_arrays(x)
         return out
 
@@ -166,12 +167,30 @@ class Gelu(BuiltinFunction):
     def backward_on_arrays(ctx, grad):
         x, = ctx.saved_arrays
         if ctx.approximate == "tanh":
-            t = np.tanh(_SQRT_2_OVER_PI * (x + _CUBIC * x * x * x))
-            slope = 0.5 * (1 + t) + 0.5 * _SQRT_2_OVER_PI * x * (1 - t * t) * (
-                1 + 3 * _CUBIC * x * x)
+            slope = _tanh_gelu_slope(x, ctx.tanh)
         else:
             slope = ctx.slope
         return grad * slope, None
+
+
+def _tanh_gelu_slope(x, t):
+    """The derivative of the tanh form, ``t`` its tanh (saved by forward):
+    ``0.5 (1 + t) + 0.5 sqrt(2/pi) x (1 - t**2) (1 + 3 * 0.044715 x**2)``, the same
+    operations in the same order as that line computes them, but into three buffers
+    instead of a new array for each."""
+    slope, tail, scaled = np.empty_like(x), np.empty_like(x), np.empty_like(x)
+    np.add(t, 1, out=slope)
+    slope *= 0.5
+    np.multiply(t, t, out=tail)
+    np.subtract(1, tail, out=tail)
+    np.multiply(x, 0.5 * _SQRT_2_OVER_PI, out=scaled)
+    scaled *= tail                              # 0.5 sqrt(2/pi) x (1 - t**2)
+    np.multiply(x, 3 * _CUBIC, out=tail)
+    tail *= x
+    tail += 1                                   # 1 + 3 * 0.044715 x**2
+    scaled *= tail
+    slope += scaled
+    return slope
 
 
 # ----- ELU ----------------------------------------------------------------------------------
