@@ -146,8 +146,10 @@ class Gelu(BuiltinFunction):
         ctx.approximate = approximate
         x = a._data
         if approximate == "tanh":
-            ctx.tanh = np.tanh(_SQRT_2_OVER_PI * (x + _CUBIC * x * x * x))   # backward's too
-            return 0.5 * x * (1 + ctx.tanh)
+            ctx.tanh = _tanh_of_gelu(x)         # backward needs it too
+            out = np.multiply(x, 0.5)
+            out *= np.add(ctx.tanh, 1)          # 0.5 x (1 + tanh(...))
+            return out
         out, ctx.slope = gelu_and_slope_arrays(x)
         return out
 
@@ -171,6 +173,17 @@ class Gelu(BuiltinFunction):
         else:
             slope = ctx.slope
         return grad * slope, None
+
+
+def _tanh_of_gelu(x):
+    """``tanh(sqrt(2/pi) * (x + 0.044715 x**3))``, each step in one buffer (the same
+    operations, in the same order, as that expression)."""
+    t = np.multiply(x, _CUBIC, out=np.empty_like(x))
+    t *= x
+    t *= x
+    np.add(x, t, out=t)
+    t *= _SQRT_2_OVER_PI
+    return np.tanh(t, out=t)
 
 
 def _tanh_gelu_slope(x, t):
