@@ -245,6 +245,22 @@ def _commit(root):
     return done.stdout.strip() or None
 
 
+def task_files(course, tasks):
+    """``{task id: [path, ...]}``: the files a task's regions are in (modules of the
+    package, or a chapter's notebook), in order, for the student's README."""
+    found = regions_mod.by_task(regions_mod.scan(course.root, course.settings.sources))
+    return {t.id: list(dict.fromkeys(r.path for r in found.get(t.id, []))) for t in tasks}
+
+
+def _where_read(task):
+    pages = [pathlib.PurePosixPath(f).name for f in str(task.file or "").replace(",", " ").split()]
+    return f"{task.chapter}{' (' + _code_list(pages) + ')' if pages else ''}, {task.section}"
+
+
+def _code_list(paths):
+    return ", ".join(f"`{path}`" for path in paths) or "-"
+
+
 def _points(value):
     return f"{value:g}"
 
@@ -255,8 +271,10 @@ def student_readme(course, assignment, tasks):
         heading = f"{course.settings.name}: {title} (assignment {assignment})"
     else:
         heading = f"{course.settings.name}: every assignment"
-    rows = "\n".join(f"| {t.id} | {t.title} | {t.chapter}, {t.section} | {_points(t.points)} | "
-                     f"{', '.join(t.depends_on) or '-'} |" for t in tasks)
+    places = task_files(course, tasks)
+    rows = "\n".join(f"| {t.id} | {t.title} | {_code_list(places[t.id])} | {_where_read(t)} | "
+                     f"{_points(t.points)} | {', '.join(t.depends_on) or '-'} |" for t in tasks)
+    notebook_tasks = [t.id for t in tasks if any(f.endswith(".ipynb") for f in places[t.id])]
     total = _points(sum(t.points for t in tasks))
     package = course.settings.package
     graded_paths = "`, `".join(course.settings.student_paths)
@@ -264,6 +282,12 @@ def student_readme(course, assignment, tasks):
     marker = example.id if example else "4.2"
     stub = "".join(regions_mod.stub_lines(example, "    ")) if example else \
         "    raise TaskNotDone(...)\n"
+    notebook_note = "" if not notebook_tasks else (
+        f"\n**Task{'s' if len(notebook_tasks) > 1 else ''} {', '.join(notebook_tasks)} "
+        f"{'are' if len(notebook_tasks) > 1 else 'is'} written in a notebook** (the column "
+        "*you edit* below): `make lab` runs `make setup` the first time, then opens the "
+        "notebooks in JupyterLab, where you edit the marked cell, save, and run `make check` "
+        "as for the other tasks. Any editor that opens notebooks works as well.\n")
     return f"""# {heading}
 
 This repository is your copy of the course. Some of `{package}`'s code is missing: each
@@ -300,11 +324,11 @@ python3 -m venv .venv
 .venv/bin/python -m pip install -r requirements-check.txt
 .venv/bin/python -m classroom check
 ```
-
+{notebook_note}
 ## Your tasks ({total} points)
 
-| task | what | chapter, section | points | needs |
-| --- | --- | --- | --- | --- |
+| task | what | you edit | chapter (page), section | points | needs |
+| --- | --- | --- | --- | --- | --- |
 {rows}
 
 Do them in this order (the course's syllabus): each task's tests run only its own code
