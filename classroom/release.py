@@ -98,6 +98,8 @@ def release(course, out, assignment=None):
     finder = solution_finder(course, released, all_regions)
     changed_notebooks = scrub_notebooks(course, out, released, tasks + later, later_ids,
                                         solved_ids, finder)
+    noted = note_later_stops(course, out, assignment, tasks, {t.id for t in tasks + later})
+    changed_notebooks += [page for page in noted if page not in changed_notebooks]
     apply_replacements(course, out)
     write_student_files(course, out, assignment, tasks)
     leaks = find_leaks(out, course, released) + copies_in(out, finder)
@@ -180,6 +182,64 @@ def scrub_notebooks(course, out, released, tasks, later_ids=(), solved_ids=(), f
             if new != text:
                 path.write_text(new, encoding="utf-8")
     return changed
+
+
+NOTE_TAG = "classroom-note"
+
+
+def note_later_stops(course, out, assignment, tasks, stubbed_ids):
+    """A note at the top of each page of the released ``tasks`` whose cells stop at a later
+    task's stub (the task's ``page_stops_at``, which selfcheck's walk checks): which
+    tasks, and that such a stop is expected, so that a student reading the page for its
+    own task is not misled by an error about another one.  Returns the changed pages."""
+    by_id = {t.id: t for t in course.tasks}
+    pages = {}
+    for task in tasks if assignment else ():
+        stop = task.page_stops_at
+        if stop and stop in stubbed_ids:
+            for page in _notebooks_of(task):
+                entry = pages.setdefault(page, ([], []))
+                entry[0].append(task.id)
+                if stop not in entry[1]:
+                    entry[1].append(stop)
+    changed = []
+    for page, (own, stops) in pages.items():
+        path = out / page
+        if not path.is_file():
+            continue
+        notebook = nbformat.read(path, as_version=4)
+        cell = nbformat.v4.new_markdown_cell(later_stops_note(
+            own, [by_id[i] for i in stops], assignment))
+        cell.metadata["tags"] = [NOTE_TAG]
+        at = 1 if notebook.cells and notebook.cells[0].cell_type == "markdown" else 0
+        notebook.cells.insert(at, cell)
+        nbformat.write(notebook, path)
+        changed.append(page)
+    return changed
+
+
+def later_stops_note(own_ids, stops, assignment):
+    """The note's words: the page's own tasks, the later ones its cells stop at."""
+    def name(task):
+        when = ("later in this assignment" if task.assignment == assignment else
+                f"with assignment {task.assignment}")
+        return f"task {task.id} ({task.title}), which comes {when}"
+
+    several = len(own_ids) > 1
+    yours = f"task{'s' if several else ''} {', '.join(own_ids)}"
+    first = stops[0]
+    return (f"**In your copy of the course** (assignment {assignment}): this page explains "
+            f"{yours}, and some of its cells run code of "
+            + "; then of ".join(name(t) for t in stops) + ". Until that code is written, "
+            f"the first cell that needs it stops with `TaskNotDone: Task {first.id} "
+            f"({first.title}) is not done yet` (and the cells after it may stop too). That "
+            f"is expected, and no sign of a mistake in {yours}: `make check "
+            f"TASKS=\"{' '.join(own_ids)}\"` checks {'them' if several else 'it'}. The page "
+            "runs further as those tasks are done.")
+
+
+def _notebooks_of(task):
+    return [f for f in str(task.file).replace(",", " ").split() if f.endswith(".ipynb")]
 
 
 def _scrub_notebook(path, stubbed_cells, replacements, distinctive, solved_ids=(),

@@ -335,3 +335,21 @@ def test_a_notebook_task_says_how_to_open_its_notebook(release_a1):
     setups = [line for line in done.stdout.splitlines() if "scripts/setup.sh" in line]
     assert setups and not any("requirements-check" in line for line in setups)
     assert "jupyter\" lab" in done.stdout or "jupyter lab" in done.stdout, done.stdout
+
+
+def test_a_page_that_stops_at_a_later_task_says_so_at_its_top(course, release_a1, tmp_path):
+    """The page of tasks 1.1 and 1.2 stops at task 1.3's stub (`page_stops_at`, which the
+    walk checks): a student reading it for them is told, at the top, that a `TaskNotDone` about 1.3 is
+    expected.  In a2's release 1.3 is solved, and the page has no note."""
+    out, _ = release_a1
+    notebook = nbformat.read(out / "book" / "01_engine.ipynb", as_version=4)
+    note = notebook.cells[1]
+    assert note.cell_type == "markdown" and release_mod.NOTE_TAG in note.metadata["tags"]
+    assert "this page explains tasks 1.1, 1.2, and some of its cells run code of task 1.3 (a " \
+        "square in the notebook), which comes later in this assignment" in note.source
+    assert "`TaskNotDone: Task 1.3 (a square in the notebook) is not done yet`" in note.source
+    assert sum(release_mod.NOTE_TAG in c.metadata.get("tags", ()) for c in notebook.cells) == 1
+    later = tmp_path / "a2"
+    release_mod.release(course, later, "a2")
+    notebook = nbformat.read(later / "book" / "01_engine.ipynb", as_version=4)
+    assert not any(release_mod.NOTE_TAG in c.metadata.get("tags", ()) for c in notebook.cells)
