@@ -78,10 +78,13 @@ def test_dropout_that_changes_nothing_returns_the_input():
 
 def test_mse_loss_legacy_arguments():
     a, b = torch.tensor([1.0, 2.0]), torch.tensor([0.0, 4.0])
-    assert nn.MSELoss(size_average=False)(a, b).item() == 5.0
+    legacy = "size_average and reduce args will be deprecated"      # PyTorch warns too
+    with pytest.warns(UserWarning, match=legacy + ", please use reduction='sum'"):
+        assert nn.MSELoss(size_average=False)(a, b).item() == 5.0
     assert F.mse_loss(a, b, reduction="sum").item() == 5.0
     # the third positional argument is size_average, not reduction
-    assert F.mse_loss(a, b, "sum").item() == 2.5
+    with pytest.warns(UserWarning, match=legacy + ", please use reduction='mean'"):
+        assert F.mse_loss(a, b, "sum").item() == 2.5
 
 
 def test_loss_reduction_is_checked_when_called():
