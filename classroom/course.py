@@ -81,11 +81,18 @@ class Assignment:
 
 @dataclasses.dataclass(frozen=True)
 class Replacement:
-    """A textual edit `release` makes in the student copy (e.g. in _config.yml)."""
+    """A textual edit `release` makes in the student copy (e.g. in _config.yml): ``old``
+    becomes ``new``; or, when ``old`` would show code a release must not (tasks.toml is
+    in every release), the lines from the one holding ``start`` up to the one holding
+    ``until`` (kept).  With ``when_stubbed``, only in a copy where that task is a stub
+    (given code that would show the task's answer, written otherwise meanwhile)."""
     path: str
-    old: str
     new: str
+    old: str = ""
     why: str = ""
+    when_stubbed: str = ""
+    start: str = ""
+    until: str = ""
 
 
 @dataclasses.dataclass(frozen=True)
@@ -234,10 +241,16 @@ def _kind(table):
 
 
 def _replacement(table):
-    return Replacement(path=str(_required(table, "path", "release.replace")),
-                       old=str(_required(table, "old", "release.replace")),
-                       new=str(_required(table, "new", "release.replace")),
-                       why=str(table.get("why", "")))
+    path = str(_required(table, "path", "release.replace"))
+    if ("old" in table) == ("start" in table or "until" in table) or \
+            ("start" in table) != ("until" in table):
+        raise CourseError(f"a [[release.replace]] of {path} in {TASKS_FILE} needs either "
+                          "old (the text to replace) or start and until (the lines from "
+                          "the one holding start up to the one holding until)")
+    return Replacement(path=path, new=str(_required(table, "new", "release.replace")),
+                       old=str(table.get("old", "")), why=str(table.get("why", "")),
+                       when_stubbed=str(table.get("when_stubbed", "")),
+                       start=str(table.get("start", "")), until=str(table.get("until", "")))
 
 
 def check_course(course):
@@ -260,6 +273,10 @@ def check_course(course):
                                    ids.index(task.page_stops_at) <= ids.index(task.id)):
             raise CourseError(f"task {task.id}: page_stops_at = {task.page_stops_at!r} must "
                               "be a task that comes after it in the syllabus")
+    for edit in course.replacements:
+        if edit.when_stubbed and edit.when_stubbed not in ids:
+            raise CourseError(f"a [[release.replace]] of {edit.path} has when_stubbed = "
+                              f"{edit.when_stubbed!r}, which is not a task")
     _check_acyclic(course)
 
 

@@ -13,7 +13,7 @@ in ``instructor_only``, in which
 * the edits of ``[[release.replace]]`` are made (the book's ``_config.yml``
   stops executing notebooks, so the book builds from stored outputs while
   tasks are unfinished; ``make test`` checks notebooks without comparing
-  outputs);
+  outputs; an edit with ``when_stubbed`` only while its task is a stub);
 * a ``conftest.py`` loads ``classroom.student_plugin`` (an unfinished task is
   one line of the test report, not a traceback per test), ``README.md`` is the
   student's, the original README is kept as ``README_BOOK.md``, and
@@ -100,7 +100,7 @@ def release(course, out, assignment=None):
                                         solved_ids, finder)
     noted = note_later_stops(course, out, assignment, tasks, {t.id for t in tasks + later})
     changed_notebooks += [page for page in noted if page not in changed_notebooks]
-    apply_replacements(course, out)
+    apply_replacements(course, out, {t.id for t in tasks + later})
     write_student_files(course, out, assignment, tasks)
     leaks = find_leaks(out, course, released) + copies_in(out, finder)
     return ReleaseReport(out, assignment, tasks, stubbed, changed_notebooks, leaks)
@@ -260,18 +260,42 @@ def _scrub_notebook(path, stubbed_cells, replacements, distinctive, solved_ids=(
     return True
 
 
-def apply_replacements(course, out):
-    for edit in course.replacements:
+def apply_replacements(course, out, stubbed_ids):
+    """Make the ``[[release.replace]]`` edits in the copy ``out`` whose tasks stub
+    ``stubbed_ids`` (an edit with ``when_stubbed`` only when its task is one of them)."""
+    for edit in replacements_for(course, stubbed_ids):
         path = out / edit.path
         if not path.is_file():
             raise CourseError(f"[[release.replace]] edits {edit.path}, which the release "
                               "does not have: fix the path in classroom/tasks.toml")
-        text = path.read_text(encoding="utf-8")
+        path.write_text(edited_text(edit, path.read_text(encoding="utf-8")),
+                        encoding="utf-8")
+
+
+def edited_text(edit, text):
+    """``text`` (of ``edit.path``) with the ``[[release.replace]]`` edit made."""
+    fix = "update the entry in classroom/tasks.toml to match the file"
+    if edit.old:
         if edit.old not in text:
             raise CourseError(f"[[release.replace]] looks for {edit.old!r} in {edit.path} "
-                              "and does not find it: update the entry in classroom/tasks.toml "
-                              "to match the file")
-        path.write_text(text.replace(edit.old, edit.new), encoding="utf-8")
+                              f"and does not find it: {fix}")
+        return text.replace(edit.old, edit.new)
+    lines = text.splitlines(keepends=True)
+    starts = [i for i, line in enumerate(lines) if edit.start in line]
+    if len(starts) != 1:
+        raise CourseError(f"[[release.replace]] looks for one line holding {edit.start!r} in "
+                          f"{edit.path} and finds {len(starts)}: {fix}")
+    ends = [i for i in range(starts[0] + 1, len(lines)) if edit.until in lines[i]]
+    if not ends:
+        raise CourseError(f"[[release.replace]] looks for a line holding {edit.until!r} after "
+                          f"{edit.start!r} in {edit.path} and finds none: {fix}")
+    return "".join(lines[:starts[0]]) + edit.new + "".join(lines[ends[0]:])
+
+
+def replacements_for(course, stubbed_ids):
+    """The ``[[release.replace]]`` edits of a release that stubs ``stubbed_ids``."""
+    return [edit for edit in course.replacements
+            if not edit.when_stubbed or edit.when_stubbed in stubbed_ids]
 
 
 def write_student_files(course, out, assignment, tasks):

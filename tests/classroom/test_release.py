@@ -353,3 +353,40 @@ def test_a_page_that_stops_at_a_later_task_says_so_at_its_top(course, release_a1
     release_mod.release(course, later, "a2")
     notebook = nbformat.read(later / "book" / "01_engine.ipynb", as_version=4)
     assert not any(release_mod.NOTE_TAG in c.metadata.get("tags", ()) for c in notebook.cells)
+
+
+WHILE_1_1_IS_A_STUB = '''
+[[release.replace]]
+path = "minigrad/ops.py"
+when_stubbed = "1.1"
+start = "def add(a, b):"
+until = "def mul(a, b):"
+new = """def add(a, b):
+    return Value(a.data + b.data, (a, b), lambda grad: (grad, grad))  # the slow way
+
+
+"""
+'''
+
+
+def test_an_edit_when_a_task_is_stubbed_is_made_only_in_releases_that_stub_it(fresh_course,
+                                                                              tmp_path):
+    tasks = fresh_course / "classroom" / "tasks.toml"
+    tasks.write_text(tasks.read_text() + WHILE_1_1_IS_A_STUB)
+    course = course_mod.load(fresh_course)
+    for name, edited in (("a1", True), ("a2", False)):
+        release_mod.release(course, tmp_path / name, name)
+        ops = (tmp_path / name / "minigrad" / "ops.py").read_text()
+        assert ("# the slow way" in ops) == edited, name
+        assert ops.count("def add(a, b):") == 1 and "def mul(a, b):" in ops
+
+
+def test_an_edit_by_lines_must_find_them_and_not_also_give_old(fresh_course, tmp_path):
+    tasks = fresh_course / "classroom" / "tasks.toml"
+    text = tasks.read_text()
+    tasks.write_text(text + WHILE_1_1_IS_A_STUB.replace("when_stubbed", 'old = "x"\nwhy'))
+    with pytest.raises(CourseError, match="needs either old"):
+        course_mod.load(fresh_course)
+    tasks.write_text(text + WHILE_1_1_IS_A_STUB.replace("def mul(a, b):", "def div(a, b):"))
+    with pytest.raises(CourseError, match="holding 'def div"):
+        release_mod.release(course_mod.load(fresh_course), tmp_path / "out", "a1")

@@ -7,12 +7,19 @@ totals; they are the numbers ``python -m classroom tasks --json`` (and a release
 page is corrected with it.
 """
 
+import json
+import math
+import os
 import pathlib
 import re
+import shutil
+import subprocess
+import sys
+import textwrap
 
 import pytest
 
-from classroom import cli, course as course_mod, regions as regions_mod
+from classroom import cli, course as course_mod, regions as regions_mod, release as release_mod
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 TEACHING = ROOT / "book" / "teaching.md"
@@ -86,10 +93,13 @@ def test_the_total_of_lines_in_the_prose_is_the_courses(tasks_json):
 
 def test_every_release_replacement_finds_its_text(book_course):
     """A ``[[release.replace]]`` whose text a later edit changed stops every release
-    (and only `selfcheck` would say so): each one's text is in its file."""
+    (and only `selfcheck` would say so): each one's text (or lines) is in its file."""
     for edit in book_course.replacements:
         text = (ROOT / edit.path).read_text(encoding="utf-8")
-        assert edit.old in text, f"{edit.path}: {edit.old[:60]!r}... is not there any more"
+        try:
+            release_mod.edited_text(edit, text)
+        except course_mod.CourseError as error:
+            pytest.fail(str(error))
 
 
 def test_the_hours_table_gives_each_assignment_its_build_lines(book_course, tasks_json):
@@ -105,3 +115,60 @@ def test_the_hours_table_gives_each_assignment_its_build_lines(book_course, task
         own = [t for t in tasks_json if t["assignment"] == name]
         assert int(build) == sum(t["lines"] for t in own if t["kind"] == "build"), name
         assert int(warm) == sum(t["kind"] != "build" for t in own), name
+
+
+# What the fast path of built-in ops (minitorch/ops/_common.py) does that task 4.1's
+# link_into_graph, describe_outputs and save_and_mark_dirty do: a release that stubs 4.1
+# has none of it (a student would read the answer there), and records through them.
+RECORDING = ("next(_sequence)", "_next_edges =", "edge_to(", "_grad_fn, out._requires_grad",
+             "_pack_saved(", "remember_forward(", "def _edges(")
+
+
+def common_as_released(book_course, stubbed_ids):
+    """minitorch/ops/_common.py as a release that stubs ``stubbed_ids`` has it."""
+    text = (ROOT / "minitorch" / "ops" / "_common.py").read_text(encoding="utf-8")
+    for edit in release_mod.replacements_for(book_course, stubbed_ids):
+        if edit.path == "minitorch/ops/_common.py":
+            text = release_mod.edited_text(edit, text)
+    return text
+
+
+def test_a_release_that_stubs_4_1_has_no_fast_path_recording(book_course):
+    stubbing = {t.id for t in book_course.tasks}     # a1's release stubs 4.1 and all after
+    text = common_as_released(book_course, stubbing)
+    shown = [line.strip() for line in text.splitlines()
+             if any(piece in line for piece in RECORDING)]
+    assert shown == [], ("a release that stubs task 4.1 shows how built-in ops record "
+                         f"themselves: {shown}")
+    compile(text, "_common.py", "exec")
+    # once 4.1 is given (later assignments), the fast path stays
+    assert "next(_sequence)" in common_as_released(book_course, stubbing - {"4.1"})
+
+
+def test_built_in_ops_of_such_a_release_record_through_link_into_graph(book_course, tmp_path):
+    """The release's _common.py in a copy of the (solved) package: built-in ops reach
+    link_into_graph, and still give PyTorch's gradients."""
+    package = tmp_path / "minitorch"
+    shutil.copytree(ROOT / "minitorch", package,
+                    ignore=shutil.ignore_patterns("__pycache__"))
+    (package / "ops" / "_common.py").write_text(
+        common_as_released(book_course, {t.id for t in book_course.tasks}), encoding="utf-8")
+    script = textwrap.dedent("""
+        import json
+        import minitorch as torch
+        from minitorch.ops import _common
+        calls = []
+        given = _common.link_into_graph
+        _common.link_into_graph = lambda *a: calls.append(1) or given(*a)
+        a = torch.tensor([1.0, 2.0], requires_grad=True)
+        b = torch.tensor([3.0, 4.0], requires_grad=True)
+        ((a * b).exp() * 2 + a).sum().backward()
+        print(json.dumps([torch.__file__, len(calls), a.grad.tolist(), b.grad.tolist()]))
+        """)
+    run = subprocess.run([sys.executable, "-c", script], cwd=tmp_path, capture_output=True,
+                         text=True, check=True, env={**os.environ, "PYTHONPATH": str(tmp_path)})
+    where, calls, grad_a, grad_b = json.loads(run.stdout)
+    assert where.startswith(str(tmp_path)) and calls == 5     # *, exp, * 2, + a, sum
+    exp = [math.exp(3.0), math.exp(8.0)]
+    assert grad_a == pytest.approx([2 * 3 * exp[0] + 1, 2 * 4 * exp[1] + 1])
+    assert grad_b == pytest.approx([2 * 1 * exp[0], 2 * 2 * exp[1]])
