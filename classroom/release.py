@@ -96,11 +96,13 @@ def release(course, out, assignment=None):
     check_python_compiles(out, stubbed)
     solved_ids = {r.task for r in all_regions} - {r.task for r in released}
     finder = solution_finder(course, released, all_regions)
+    stubbed_ids = {t.id for t in tasks + later}
     changed_notebooks = scrub_notebooks(course, out, released, tasks + later, later_ids,
-                                        solved_ids, finder)
+                                        solved_ids, finder,
+                                        printed_code_edits(course, stubbed_ids))
     noted = note_later_stops(course, out, assignment, tasks, {t.id for t in tasks + later})
     changed_notebooks += [page for page in noted if page not in changed_notebooks]
-    apply_replacements(course, out, {t.id for t in tasks + later})
+    apply_replacements(course, out, stubbed_ids)
     write_student_files(course, out, assignment, tasks)
     leaks = find_leaks(out, course, released) + copies_in(out, finder)
     return ReleaseReport(out, assignment, tasks, stubbed, changed_notebooks, leaks)
@@ -153,16 +155,18 @@ def _solution_bodies(course, released):
     return bodies
 
 
-def scrub_notebooks(course, out, released, tasks, later_ids=(), solved_ids=(), finder=None):
+def scrub_notebooks(course, out, released, tasks, later_ids=(), solved_ids=(), finder=None,
+                    code_edits=()):
     """Solutions out of every notebook and markdown page of the sources; outputs that
-    show a released region re-rendered or cleared, and outputs that show one under
-    other names (found by ``finder``, see ``solution_finder``) replaced by a sentence.
-    Returns the changed notebooks."""
+    show a released region re-rendered or cleared, outputs that print code a
+    ``[[release.replace]]`` edits (``code_edits``, see ``printed_code_edits``) shown
+    edited, and outputs that show a region under other names (found by ``finder``, see
+    ``solution_finder``) replaced by a sentence.  Returns the changed notebooks."""
     by_id = {t.id: t for t in tasks}
     bodies = _solution_bodies(course, released)
     replacements = [(old, regions_mod.stub_lines(by_id[r.task], r.indent,
                                                  later=r.task in later_ids))
-                    for r, old in bodies.items()]
+                    for r, old in bodies.items()] + list(code_edits)
     distinctive = [d for d in (notebooks.distinctive_lines(b) for b in bodies.values()) if d]
     region_cells = {}
     for region in released:
@@ -274,12 +278,17 @@ def apply_replacements(course, out, stubbed_ids):
 
 def edited_text(edit, text):
     """``text`` (of ``edit.path``) with the ``[[release.replace]]`` edit made."""
+    return text.replace(edited_span(edit, text), edit.new)
+
+
+def edited_span(edit, text):
+    """The part of ``text`` (of ``edit.path``) that the edit replaces."""
     fix = "update the entry in classroom/tasks.toml to match the file"
     if edit.old:
         if edit.old not in text:
             raise CourseError(f"[[release.replace]] looks for {edit.old!r} in {edit.path} "
                               f"and does not find it: {fix}")
-        return text.replace(edit.old, edit.new)
+        return edit.old
     lines = text.splitlines(keepends=True)
     starts = [i for i, line in enumerate(lines) if edit.start in line]
     if len(starts) != 1:
@@ -289,7 +298,20 @@ def edited_text(edit, text):
     if not ends:
         raise CourseError(f"[[release.replace]] looks for a line holding {edit.until!r} after "
                           f"{edit.start!r} in {edit.path} and finds none: {fix}")
-    return "".join(lines[:starts[0]]) + edit.new + "".join(lines[ends[0]:])
+    return "".join(lines[starts[0]:ends[0]])
+
+
+def printed_code_edits(course, stubbed_ids):
+    """``(old lines, new lines)`` of each ``[[release.replace]]`` edit of a Python file:
+    a notebook output that prints the code (``show_source``) shows it edited, as the
+    release's code is."""
+    pairs = []
+    for edit in replacements_for(course, stubbed_ids):
+        path = course.root / edit.path
+        if path.suffix == ".py" and path.is_file():
+            old = edited_span(edit, path.read_text(encoding="utf-8"))
+            pairs.append((old.splitlines(keepends=True), edit.new.splitlines(keepends=True)))
+    return pairs
 
 
 def replacements_for(course, stubbed_ids):

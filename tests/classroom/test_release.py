@@ -366,11 +366,19 @@ new = """def add(a, b):
 
 
 """
+
+[[release.replace]]
+path = "minigrad/engine.py"
+when_stubbed = "1.1"
+start = '"""Add grad into node.grad."""'
+until = "### BEGIN SOLUTION 1.2"
+new = "    \\"\\"\\"Add grad into node.grad (as edited).\\"\\"\\"\\n"
 '''
 
 
 def test_an_edit_when_a_task_is_stubbed_is_made_only_in_releases_that_stub_it(fresh_course,
                                                                               tmp_path):
+    """... and a notebook output that prints the code it edits shows it edited too."""
     tasks = fresh_course / "classroom" / "tasks.toml"
     tasks.write_text(tasks.read_text() + WHILE_1_1_IS_A_STUB)
     course = course_mod.load(fresh_course)
@@ -379,12 +387,18 @@ def test_an_edit_when_a_task_is_stubbed_is_made_only_in_releases_that_stub_it(fr
         ops = (tmp_path / name / "minigrad" / "ops.py").read_text()
         assert ("# the slow way" in ops) == edited, name
         assert ops.count("def add(a, b):") == 1 and "def mul(a, b):" in ops
+        engine = (tmp_path / name / "minigrad" / "engine.py").read_text()
+        notebook = nbformat.read(tmp_path / name / "book" / "01_engine.ipynb", as_version=4)
+        printed = [c for c in notebook.cells if "getsource" in c.source][0].outputs[0].text
+        for text in (engine, printed):
+            assert ("(as edited)" in text) == edited, name
+            assert ("into node.grad.\"\"\"" in text) != edited, name
 
 
 def test_an_edit_by_lines_must_find_them_and_not_also_give_old(fresh_course, tmp_path):
     tasks = fresh_course / "classroom" / "tasks.toml"
     text = tasks.read_text()
-    tasks.write_text(text + WHILE_1_1_IS_A_STUB.replace("when_stubbed", 'old = "x"\nwhy'))
+    tasks.write_text(text + WHILE_1_1_IS_A_STUB.replace("when_stubbed", 'old = "x"\nwhy', 1))
     with pytest.raises(CourseError, match="needs either old"):
         course_mod.load(fresh_course)
     tasks.write_text(text + WHILE_1_1_IS_A_STUB.replace("def mul(a, b):", "def div(a, b):"))

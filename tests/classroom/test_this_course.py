@@ -17,9 +17,11 @@ import subprocess
 import sys
 import textwrap
 
+import nbformat
 import pytest
 
-from classroom import cli, course as course_mod, regions as regions_mod, release as release_mod
+from classroom import (cli, course as course_mod, notebooks, regions as regions_mod,
+                       release as release_mod)
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 TEACHING = ROOT / "book" / "teaching.md"
@@ -143,6 +145,20 @@ def test_a_release_that_stubs_4_1_has_no_fast_path_recording(book_course):
     compile(text, "_common.py", "exec")
     # once 4.1 is given (later assignments), the fast path stays
     assert "next(_sequence)" in common_as_released(book_course, stubbing - {"4.1"})
+
+
+def test_the_printed_fast_path_is_shown_as_such_a_release_has_it(book_course):
+    """The performance appendix prints ``BuiltinFunction.apply``: its stored output, as
+    a release that stubs 4.1 shows it, is that release's code."""
+    page = nbformat.read(ROOT / "book" / "appendix_performance.ipynb", as_version=4)
+    printed = [output.text for cell in page.cells if cell.cell_type == "code"
+               and "show_source(BuiltinFunction.apply)" in cell.source
+               for output in cell.outputs if output.get("name") == "stdout"]
+    assert len(printed) == 1 and "next(_sequence)" in printed[0]
+    edits = release_mod.printed_code_edits(book_course, {t.id for t in book_course.tasks})
+    shown = notebooks.replace_blocks(printed[0], edits)
+    assert [p for p in RECORDING if p in shown] == []
+    assert "return _apply_general(cls, ctx, args, result, needs)" in shown
 
 
 def test_built_in_ops_of_such_a_release_record_through_link_into_graph(book_course, tmp_path):
