@@ -41,6 +41,9 @@ class Task:
     depends_on: tuple[str, ...] = ()   # `needs` in tasks.toml: derived by selfcheck
     file: str = ""              # the chapter's notebook, e.g. book/04_autograd_graph.ipynb
     kind: str = "warm-up"       # "build": a whole component; "warm-up": a small part of one
+    # The later task at whose stub this task's page (``file``) stops once this task and the
+    # ones before it are written (selfcheck's walk checks it; a release says it on the page).
+    page_stops_at: str = ""
 
     def stub_message(self, later=False):
         """What the student's copy raises until the task is done, one sentence (what
@@ -204,7 +207,7 @@ def _assignment(table):
 
 def _task(table):
     allowed = {"id", "title", "chapter", "file", "section", "points", "assignment",
-               "needs", "depends_on", "notes", "kind"}
+               "needs", "depends_on", "notes", "kind", "page_stops_at"}
     unknown = set(table) - allowed
     if unknown:
         raise CourseError(f"task {table.get('id')!r} in {TASKS_FILE} has unknown keys "
@@ -218,7 +221,8 @@ def _task(table):
                 depends_on=tuple(str(d) for d in table.get("needs",
                                                            table.get("depends_on", ()))),
                 file=str(table.get("file", "")),
-                kind=_kind(table))
+                kind=_kind(table),
+                page_stops_at=str(table.get("page_stops_at", "")))
 
 
 def _kind(table):
@@ -252,6 +256,10 @@ def check_course(course):
         for dep in task.depends_on:
             if dep not in ids:
                 raise CourseError(f"task {task.id} needs {dep!r}, which is not a task")
+        if task.page_stops_at and (task.page_stops_at not in ids or
+                                   ids.index(task.page_stops_at) <= ids.index(task.id)):
+            raise CourseError(f"task {task.id}: page_stops_at = {task.page_stops_at!r} must "
+                              "be a task that comes after it in the syllabus")
     _check_acyclic(course)
 
 

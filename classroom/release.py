@@ -98,6 +98,8 @@ def release(course, out, assignment=None):
     finder = solution_finder(course, released, all_regions)
     changed_notebooks = scrub_notebooks(course, out, released, tasks + later, later_ids,
                                         solved_ids, finder)
+    noted = note_later_stops(course, out, assignment, tasks, {t.id for t in tasks + later})
+    changed_notebooks += [page for page in noted if page not in changed_notebooks]
     apply_replacements(course, out)
     write_student_files(course, out, assignment, tasks)
     leaks = find_leaks(out, course, released) + copies_in(out, finder)
@@ -182,6 +184,64 @@ def scrub_notebooks(course, out, released, tasks, later_ids=(), solved_ids=(), f
     return changed
 
 
+NOTE_TAG = "classroom-note"
+
+
+def note_later_stops(course, out, assignment, tasks, stubbed_ids):
+    """A note at the top of each page of the released ``tasks`` whose cells stop at a later
+    task's stub (the task's ``page_stops_at``, which selfcheck's walk checks): which
+    tasks, and that such a stop is expected, so that a student reading the page for its
+    own task is not misled by an error about another one.  Returns the changed pages."""
+    by_id = {t.id: t for t in course.tasks}
+    pages = {}
+    for task in tasks if assignment else ():
+        stop = task.page_stops_at
+        if stop and stop in stubbed_ids:
+            for page in _notebooks_of(task):
+                entry = pages.setdefault(page, ([], []))
+                entry[0].append(task.id)
+                if stop not in entry[1]:
+                    entry[1].append(stop)
+    changed = []
+    for page, (own, stops) in pages.items():
+        path = out / page
+        if not path.is_file():
+            continue
+        notebook = nbformat.read(path, as_version=4)
+        cell = nbformat.v4.new_markdown_cell(later_stops_note(
+            own, [by_id[i] for i in stops], assignment))
+        cell.metadata["tags"] = [NOTE_TAG]
+        at = 1 if notebook.cells and notebook.cells[0].cell_type == "markdown" else 0
+        notebook.cells.insert(at, cell)
+        nbformat.write(notebook, path)
+        changed.append(page)
+    return changed
+
+
+def later_stops_note(own_ids, stops, assignment):
+    """The note's words: the page's own tasks, the later ones its cells stop at."""
+    def name(task):
+        when = ("later in this assignment" if task.assignment == assignment else
+                f"with assignment {task.assignment}")
+        return f"task {task.id} ({task.title}), which comes {when}"
+
+    several = len(own_ids) > 1
+    yours = f"task{'s' if several else ''} {', '.join(own_ids)}"
+    first = stops[0]
+    return (f"**In your copy of the course** (assignment {assignment}): this page explains "
+            f"{yours}, and some of its cells run code of "
+            + "; then of ".join(name(t) for t in stops) + ". Until that code is written, "
+            f"the first cell that needs it stops with `TaskNotDone: Task {first.id} "
+            f"({first.title}) is not done yet` (and the cells after it may stop too). That "
+            f"is expected, and no sign of a mistake in {yours}: `make check "
+            f"TASKS=\"{' '.join(own_ids)}\"` checks {'them' if several else 'it'}. The page "
+            "runs further as those tasks are done.")
+
+
+def _notebooks_of(task):
+    return [f for f in str(task.file).replace(",", " ").split() if f.endswith(".ipynb")]
+
+
 def _scrub_notebook(path, stubbed_cells, replacements, distinctive, solved_ids=(),
                     finder=None):
     notebook = nbformat.read(path, as_version=4)
@@ -245,6 +305,22 @@ def _commit(root):
     return done.stdout.strip() or None
 
 
+def task_files(course, tasks):
+    """``{task id: [path, ...]}``: the files a task's regions are in (modules of the
+    package, or a chapter's notebook), in order, for the student's README."""
+    found = regions_mod.by_task(regions_mod.scan(course.root, course.settings.sources))
+    return {t.id: list(dict.fromkeys(r.path for r in found.get(t.id, []))) for t in tasks}
+
+
+def _where_read(task):
+    pages = [pathlib.PurePosixPath(f).name for f in str(task.file or "").replace(",", " ").split()]
+    return f"{task.chapter}{' (' + _code_list(pages) + ')' if pages else ''}, {task.section}"
+
+
+def _code_list(paths):
+    return ", ".join(f"`{path}`" for path in paths) or "-"
+
+
 def _points(value):
     return f"{value:g}"
 
@@ -255,8 +331,10 @@ def student_readme(course, assignment, tasks):
         heading = f"{course.settings.name}: {title} (assignment {assignment})"
     else:
         heading = f"{course.settings.name}: every assignment"
-    rows = "\n".join(f"| {t.id} | {t.title} | {t.chapter}, {t.section} | {_points(t.points)} | "
-                     f"{', '.join(t.depends_on) or '-'} |" for t in tasks)
+    places = task_files(course, tasks)
+    rows = "\n".join(f"| {t.id} | {t.title} | {_code_list(places[t.id])} | {_where_read(t)} | "
+                     f"{_points(t.points)} | {', '.join(t.depends_on) or '-'} |" for t in tasks)
+    notebook_tasks = [t.id for t in tasks if any(f.endswith(".ipynb") for f in places[t.id])]
     total = _points(sum(t.points for t in tasks))
     package = course.settings.package
     graded_paths = "`, `".join(course.settings.student_paths)
@@ -264,6 +342,12 @@ def student_readme(course, assignment, tasks):
     marker = example.id if example else "4.2"
     stub = "".join(regions_mod.stub_lines(example, "    ")) if example else \
         "    raise TaskNotDone(...)\n"
+    notebook_note = "" if not notebook_tasks else (
+        f"\n**Task{'s' if len(notebook_tasks) > 1 else ''} {', '.join(notebook_tasks)} "
+        f"{'are' if len(notebook_tasks) > 1 else 'is'} written in a notebook** (the column "
+        "*you edit* below): `make lab` runs `make setup` the first time, then opens the "
+        "notebooks in JupyterLab, where you edit the marked cell, save, and run `make check` "
+        "as for the other tasks. Any editor that opens notebooks works as well.\n")
     return f"""# {heading}
 
 This repository is your copy of the course. Some of `{package}`'s code is missing: each
@@ -300,11 +384,11 @@ python3 -m venv .venv
 .venv/bin/python -m pip install -r requirements-check.txt
 .venv/bin/python -m classroom check
 ```
-
+{notebook_note}
 ## Your tasks ({total} points)
 
-| task | what | chapter, section | points | needs |
-| --- | --- | --- | --- | --- |
+| task | what | you edit | chapter (page), section | points | needs |
+| --- | --- | --- | --- | --- | --- |
 {rows}
 
 Do them in this order (the course's syllabus): each task's tests run only its own code

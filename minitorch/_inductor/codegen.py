@@ -397,6 +397,8 @@ class _Writer:
     def _kernel(self, chain, out):
         """A function that runs the chain block by block into one buffer."""
         k = len(self.kernels)
+        for n in chain:
+            n.meta["kernel"] = f"kernel{k}"     # for pictures: draw_fx boxes each kernel
         last = chain[-1]
         val = _val(last)._data
         external = []
