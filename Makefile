@@ -34,7 +34,7 @@
 # `make test` includes the browser test (tests/browser) when chromium and
 # chromium-driver are installed and the book is built (`make book` first).
 # The course (python -m classroom, see classroom/README.md), with the .venv Python:
-#   make tasks                                  the task list (JSON=1: as JSON)
+#   make tasks                                  the task list (JSON=1: as JSON; ALL=1: every assignment)
 #   make check TASKS="4.1 4.2"                  students: one line per task
 #   make setup-check                            students: only what `check` needs (fast)
 #   make release OUT=../a1 ASSIGNMENT=a1-engine a student repository
@@ -84,7 +84,7 @@ help:
 	@echo "make lab        open the notebooks in JupyterLab"
 	@echo "make bench      benchmarks: table, bench/results/latest.json and .png (own venv .venv-bench)"
 	@echo "make torch-diff chapters re-run with PyTorch: differing cells -> _build/torch-diff.md"
-	@echo "make tasks      the course's tasks (JSON=1 for JSON); see classroom/README.md"
+	@echo "make tasks      the tasks (JSON=1 for JSON, ALL=1 for every assignment's); see classroom/README.md"
 	@echo "make check      run the tests of some tasks: make check TASKS=\"4.1 4.2\""
 	@echo "make release    a student repository: make release OUT=../a1 ASSIGNMENT=a1-engine"
 	@echo "make grade      grade submissions: make grade SUBMISSIONS=subs/ OUT=grades.csv"
@@ -162,16 +162,16 @@ $(BENCH_VENV)/.torch-diff-stamp: $(BENCH_VENV)/.bench-stamp
 torch-diff: $(BENCH_VENV)/.torch-diff-stamp
 	env PATH="$(BENCH_BIN):$$PATH" PYTHONPATH="$(CURDIR)" JUPYTER_PREFER_ENV_PATH=1 \
 	    PYDEVD_DISABLE_FILE_VALIDATION=1 "$(BENCH_BIN)/python" -m scripts.torch_diff $(TORCH_DIFF_ARGS)
-# The course tool. Knobs: JSON=1 (tasks); TASKS (check); OUT, ASSIGNMENT (release);
+# The course tool. Knobs: JSON=1, ALL=1 (tasks); TASKS (check); OUT, ASSIGNMENT (release);
 # SUBMISSIONS, OUT, ASSIGNMENT, JOBS, ISOLATE=1, FEEDBACK (grade); JOBS (selfcheck).
 CLASSROOM := $(RUN) "$(BIN)/python" -m classroom
 JOBS ?=
 
-tasks: setup
-	$(CLASSROOM) tasks $(if $(JSON),--json)
+# `make tasks` and `make check` set up only when there is no .venv yet, and then only
+# what `check` needs (setup-check); `check` itself says what is missing from an older .venv.
+tasks: $(if $(wildcard $(VENV)/bin/python),,setup-check)
+	$(CLASSROOM) tasks $(if $(JSON),--json) $(if $(ALL),--all)
 
-# `make check` sets up only when there is no .venv yet, and then only what `check`
-# needs (setup-check); `check` itself says what is missing from an older .venv.
 check: $(if $(wildcard $(VENV)/bin/python),,setup-check)
 	$(CLASSROOM) check $(TASKS)
 

@@ -29,10 +29,14 @@ def build_parser():
                         help="the course repository (default: the one this tool is in)")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
-    tasks = commands.add_parser("tasks", help="list the tasks")
+    tasks = commands.add_parser("tasks", help="list the tasks (in a student's copy: its "
+                                               "assignment's)")
     tasks.add_argument("--json", action="store_true",
                        help="a JSON array: id, title, chapter, section, points, assignment, "
                             "depends_on, regions [{path, start_line, end_line}]")
+    tasks.add_argument("--all", action="store_true",
+                       help="in a student's copy, every task of the course, not only its "
+                            "assignment's")
 
     release = commands.add_parser("release", help="write a student repository")
     release.add_argument("out", type=pathlib.Path, help="a new (or empty) folder")
@@ -100,19 +104,24 @@ def main(argv=None):
 
 def run_tasks(course, args):
     regions = regions_mod.by_task(regions_mod.scan(course.root, course.settings.sources))
+    from classroom.student_check import default_tasks
+    shown = course.tasks if args.all else default_tasks(course)
     if args.json:
-        print(json.dumps(tasks_json(course, regions), indent=2))
+        print(json.dumps(tasks_json(course, regions, shown), indent=2))
         return 0
     lines = task_lines(course, regions)
-    for task in course.tasks:
+    for task in shown:
         places = ", ".join(r.where() for r in regions.get(task.id, [])) or "NO REGION YET"
         depends = f"  needs {', '.join(task.depends_on)}" if task.depends_on else ""
         print(f"{task.id:>6}  {task.points:>4g} pts  {task.assignment:<14} {task.title}"
               f" ({task.kind}, {lines[task.id]} lines){depends}\n{'':>8}chapter {task.chapter}"
               f"{' (' + task.file + ')' if task.file else ''}, {task.section}: {places}")
-    build = sum(n for t in course.tasks if t.kind == "build" for n in [lines[t.id]])
-    print(f"{len(course.tasks)} tasks, {course.total_points:g} points, "
-          f"{sum(lines.values())} student lines ({build} in build tasks)")
+    build = sum(lines[t.id] for t in shown if t.kind == "build")
+    print(f"{len(shown)} tasks, {sum(t.points for t in shown):g} points, "
+          f"{sum(lines[t.id] for t in shown)} student lines ({build} in build tasks)")
+    if len(shown) < len(course.tasks):
+        print(f"(the tasks of this copy's assignment; `tasks --all` lists all "
+              f"{len(course.tasks)} of the course)")
     return 0
 
 
@@ -129,7 +138,7 @@ def task_lines(course, regions):
             regions_mod.code_lines(course.root, regions.get(t.id, [])) for t in course.tasks}
 
 
-def tasks_json(course, regions):
+def tasks_json(course, regions, tasks=None):
     lines = task_lines(course, regions)
     return [{"id": t.id, "title": t.title, "chapter": t.chapter, "file": t.file,
              "section": t.section,
@@ -137,7 +146,7 @@ def tasks_json(course, regions):
              "assignment": t.assignment, "depends_on": list(t.depends_on),
              "kind": t.kind, "lines": lines[t.id],
              "regions": [r.as_json() for r in regions.get(t.id, [])]}
-            for t in course.tasks]
+            for t in (course.tasks if tasks is None else tasks)]
 
 
 def run_release(course, args):

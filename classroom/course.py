@@ -41,6 +41,9 @@ class Task:
     depends_on: tuple[str, ...] = ()   # `needs` in tasks.toml: derived by selfcheck
     file: str = ""              # the chapter's notebook, e.g. book/04_autograd_graph.ipynb
     kind: str = "warm-up"       # "build": a whole component; "warm-up": a small part of one
+    # The later task at whose stub this task's page (``file``) stops once this task and the
+    # ones before it are written (selfcheck's walk checks it; a release says it on the page).
+    page_stops_at: str = ""
 
     def stub_message(self, later=False):
         """What the student's copy raises until the task is done, one sentence (what
@@ -78,11 +81,18 @@ class Assignment:
 
 @dataclasses.dataclass(frozen=True)
 class Replacement:
-    """A textual edit `release` makes in the student copy (e.g. in _config.yml)."""
+    """A textual edit `release` makes in the student copy (e.g. in _config.yml): ``old``
+    becomes ``new``; or, when ``old`` would show code a release must not (tasks.toml is
+    in every release), the lines from the one holding ``start`` up to the one holding
+    ``until`` (kept).  With ``when_stubbed``, only in a copy where that task is a stub
+    (given code that would show the task's answer, written otherwise meanwhile)."""
     path: str
-    old: str
     new: str
+    old: str = ""
     why: str = ""
+    when_stubbed: str = ""
+    start: str = ""
+    until: str = ""
 
 
 @dataclasses.dataclass(frozen=True)
@@ -204,7 +214,7 @@ def _assignment(table):
 
 def _task(table):
     allowed = {"id", "title", "chapter", "file", "section", "points", "assignment",
-               "needs", "depends_on", "notes", "kind"}
+               "needs", "depends_on", "notes", "kind", "page_stops_at"}
     unknown = set(table) - allowed
     if unknown:
         raise CourseError(f"task {table.get('id')!r} in {TASKS_FILE} has unknown keys "
@@ -218,7 +228,8 @@ def _task(table):
                 depends_on=tuple(str(d) for d in table.get("needs",
                                                            table.get("depends_on", ()))),
                 file=str(table.get("file", "")),
-                kind=_kind(table))
+                kind=_kind(table),
+                page_stops_at=str(table.get("page_stops_at", "")))
 
 
 def _kind(table):
@@ -230,10 +241,16 @@ def _kind(table):
 
 
 def _replacement(table):
-    return Replacement(path=str(_required(table, "path", "release.replace")),
-                       old=str(_required(table, "old", "release.replace")),
-                       new=str(_required(table, "new", "release.replace")),
-                       why=str(table.get("why", "")))
+    path = str(_required(table, "path", "release.replace"))
+    if ("old" in table) == ("start" in table or "until" in table) or \
+            ("start" in table) != ("until" in table):
+        raise CourseError(f"a [[release.replace]] of {path} in {TASKS_FILE} needs either "
+                          "old (the text to replace) or start and until (the lines from "
+                          "the one holding start up to the one holding until)")
+    return Replacement(path=path, new=str(_required(table, "new", "release.replace")),
+                       old=str(table.get("old", "")), why=str(table.get("why", "")),
+                       when_stubbed=str(table.get("when_stubbed", "")),
+                       start=str(table.get("start", "")), until=str(table.get("until", "")))
 
 
 def check_course(course):
@@ -252,6 +269,14 @@ def check_course(course):
         for dep in task.depends_on:
             if dep not in ids:
                 raise CourseError(f"task {task.id} needs {dep!r}, which is not a task")
+        if task.page_stops_at and (task.page_stops_at not in ids or
+                                   ids.index(task.page_stops_at) <= ids.index(task.id)):
+            raise CourseError(f"task {task.id}: page_stops_at = {task.page_stops_at!r} must "
+                              "be a task that comes after it in the syllabus")
+    for edit in course.replacements:
+        if edit.when_stubbed and edit.when_stubbed not in ids:
+            raise CourseError(f"a [[release.replace]] of {edit.path} has when_stubbed = "
+                              f"{edit.when_stubbed!r}, which is not a task")
     _check_acyclic(course)
 
 

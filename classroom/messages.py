@@ -131,9 +131,6 @@ def describe_exception(error, traceback_entries=(), root=None):
         what = "a check failed" + (": " + " / ".join(lines[:2]) if lines else "")
     else:
         what = f"{type(leaf).__name__}: {text}" if text else type(leaf).__name__
-    notes = [n for n in getattr(leaf, "__notes__", ()) if n.startswith("Falsifying example")]
-    if notes:
-        what += f" ({notes[0].splitlines()[0]})"
     where = _where(traceback_entries, root)
     return shorten(what + (f" [raised at {where}]" if where and not isinstance(
         leaf, AssertionError) else ""))
@@ -167,10 +164,30 @@ def _assertion_lines(text):
     return header + mismatches + [line for block in arrays for line in block] + counts
 
 
+# What hypothesis calls the example it reports (the words changed between its versions).
+_EXAMPLE_NOTES = ("Falsifying example", "Falsifying explicit example", "Failing test case")
+
+
+def falsifying_example(error):
+    """The arguments of the example hypothesis found failing, on one line
+    (``a=3, xs=[0.0, 0.0]``), from the note it adds to the exception; None when
+    ``error`` did not come from a property test.  The test's name is left out (a
+    hidden test is never named)."""
+    for note in getattr(error, "__notes__", ()):
+        if not str(note).startswith(_EXAMPLE_NOTES):
+            continue
+        text = strip_ansi(str(note)).split(":", 1)[1].strip()
+        inside = text[text.find("(") + 1:text.rfind(")")] if "(" in text else text
+        arguments = " ".join(line.strip() for line in inside.splitlines() if line.strip())
+        return arguments.rstrip(",") or "(no arguments)"
+    return None
+
+
 def failure_details(error):
-    """A few lines (at most ``MAX_DETAIL_LINES``) that show what failed: for a failed
-    check, the values it compared (numpy's ACTUAL and DESIRED, pytest's explanation of an
-    ``assert``); for another exception, the lines of its message after the first."""
+    """A few lines (at most ``MAX_DETAIL_LINES``) that show what failed: the example a
+    property test (hypothesis) failed on, then for a failed check, the values it compared
+    (numpy's ACTUAL and DESIRED, pytest's explanation of an ``assert``); for another
+    exception, the lines of its message after the first."""
     leaf = next(leaf_exceptions(error))
     text = strip_ansi(str(leaf))
     if isinstance(leaf, TestTimedOut):
@@ -179,6 +196,9 @@ def failure_details(error):
         lines = _assertion_lines(text)
     else:
         lines = [line.rstrip() for line in text.splitlines() if line.strip()][1:]
+    example = falsifying_example(leaf)
+    if example is not None:
+        lines.insert(0, f"falsifying example: {example}")
     lines = [re.sub(r"\b0x[0-9a-fA-F]{6,}\b", "0x...", line) for line in lines]
     return [line if len(line) <= MAX_DETAIL_WIDTH else line[:MAX_DETAIL_WIDTH - 3] + "..."
             for line in lines[:MAX_DETAIL_LINES]]

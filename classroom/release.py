@@ -13,7 +13,7 @@ in ``instructor_only``, in which
 * the edits of ``[[release.replace]]`` are made (the book's ``_config.yml``
   stops executing notebooks, so the book builds from stored outputs while
   tasks are unfinished; ``make test`` checks notebooks without comparing
-  outputs);
+  outputs; an edit with ``when_stubbed`` only while its task is a stub);
 * a ``conftest.py`` loads ``classroom.student_plugin`` (an unfinished task is
   one line of the test report, not a traceback per test), ``README.md`` is the
   student's, the original README is kept as ``README_BOOK.md``, and
@@ -96,9 +96,13 @@ def release(course, out, assignment=None):
     check_python_compiles(out, stubbed)
     solved_ids = {r.task for r in all_regions} - {r.task for r in released}
     finder = solution_finder(course, released, all_regions)
+    stubbed_ids = {t.id for t in tasks + later}
     changed_notebooks = scrub_notebooks(course, out, released, tasks + later, later_ids,
-                                        solved_ids, finder)
-    apply_replacements(course, out)
+                                        solved_ids, finder,
+                                        printed_code_edits(course, stubbed_ids))
+    noted = note_later_stops(course, out, assignment, tasks, {t.id for t in tasks + later})
+    changed_notebooks += [page for page in noted if page not in changed_notebooks]
+    apply_replacements(course, out, stubbed_ids)
     write_student_files(course, out, assignment, tasks)
     leaks = find_leaks(out, course, released) + copies_in(out, finder)
     return ReleaseReport(out, assignment, tasks, stubbed, changed_notebooks, leaks)
@@ -151,16 +155,18 @@ def _solution_bodies(course, released):
     return bodies
 
 
-def scrub_notebooks(course, out, released, tasks, later_ids=(), solved_ids=(), finder=None):
+def scrub_notebooks(course, out, released, tasks, later_ids=(), solved_ids=(), finder=None,
+                    code_edits=()):
     """Solutions out of every notebook and markdown page of the sources; outputs that
-    show a released region re-rendered or cleared, and outputs that show one under
-    other names (found by ``finder``, see ``solution_finder``) replaced by a sentence.
-    Returns the changed notebooks."""
+    show a released region re-rendered or cleared, outputs that print code a
+    ``[[release.replace]]`` edits (``code_edits``, see ``printed_code_edits``) shown
+    edited, and outputs that show a region under other names (found by ``finder``, see
+    ``solution_finder``) replaced by a sentence.  Returns the changed notebooks."""
     by_id = {t.id: t for t in tasks}
     bodies = _solution_bodies(course, released)
     replacements = [(old, regions_mod.stub_lines(by_id[r.task], r.indent,
                                                  later=r.task in later_ids))
-                    for r, old in bodies.items()]
+                    for r, old in bodies.items()] + list(code_edits)
     distinctive = [d for d in (notebooks.distinctive_lines(b) for b in bodies.values()) if d]
     region_cells = {}
     for region in released:
@@ -182,6 +188,64 @@ def scrub_notebooks(course, out, released, tasks, later_ids=(), solved_ids=(), f
     return changed
 
 
+NOTE_TAG = "classroom-note"
+
+
+def note_later_stops(course, out, assignment, tasks, stubbed_ids):
+    """A note at the top of each page of the released ``tasks`` whose cells stop at a later
+    task's stub (the task's ``page_stops_at``, which selfcheck's walk checks): which
+    tasks, and that such a stop is expected, so that a student reading the page for its
+    own task is not misled by an error about another one.  Returns the changed pages."""
+    by_id = {t.id: t for t in course.tasks}
+    pages = {}
+    for task in tasks if assignment else ():
+        stop = task.page_stops_at
+        if stop and stop in stubbed_ids:
+            for page in _notebooks_of(task):
+                entry = pages.setdefault(page, ([], []))
+                entry[0].append(task.id)
+                if stop not in entry[1]:
+                    entry[1].append(stop)
+    changed = []
+    for page, (own, stops) in pages.items():
+        path = out / page
+        if not path.is_file():
+            continue
+        notebook = nbformat.read(path, as_version=4)
+        cell = nbformat.v4.new_markdown_cell(later_stops_note(
+            own, [by_id[i] for i in stops], assignment))
+        cell.metadata["tags"] = [NOTE_TAG]
+        at = 1 if notebook.cells and notebook.cells[0].cell_type == "markdown" else 0
+        notebook.cells.insert(at, cell)
+        nbformat.write(notebook, path)
+        changed.append(page)
+    return changed
+
+
+def later_stops_note(own_ids, stops, assignment):
+    """The note's words: the page's own tasks, the later ones its cells stop at."""
+    def name(task):
+        when = ("later in this assignment" if task.assignment == assignment else
+                f"with assignment {task.assignment}")
+        return f"task {task.id} ({task.title}), which comes {when}"
+
+    several = len(own_ids) > 1
+    yours = f"task{'s' if several else ''} {', '.join(own_ids)}"
+    first = stops[0]
+    return (f"**In your copy of the course** (assignment {assignment}): this page explains "
+            f"{yours}, and some of its cells run code of "
+            + "; then of ".join(name(t) for t in stops) + ". Until that code is written, "
+            f"the first cell that needs it stops with `TaskNotDone: Task {first.id} "
+            f"({first.title}) is not done yet` (and the cells after it may stop too). That "
+            f"is expected, and no sign of a mistake in {yours}: `make check "
+            f"TASKS=\"{' '.join(own_ids)}\"` checks {'them' if several else 'it'}. The page "
+            "runs further as those tasks are done.")
+
+
+def _notebooks_of(task):
+    return [f for f in str(task.file).replace(",", " ").split() if f.endswith(".ipynb")]
+
+
 def _scrub_notebook(path, stubbed_cells, replacements, distinctive, solved_ids=(),
                     finder=None):
     notebook = nbformat.read(path, as_version=4)
@@ -200,18 +264,60 @@ def _scrub_notebook(path, stubbed_cells, replacements, distinctive, solved_ids=(
     return True
 
 
-def apply_replacements(course, out):
-    for edit in course.replacements:
+def apply_replacements(course, out, stubbed_ids):
+    """Make the ``[[release.replace]]`` edits in the copy ``out`` whose tasks stub
+    ``stubbed_ids`` (an edit with ``when_stubbed`` only when its task is one of them)."""
+    for edit in replacements_for(course, stubbed_ids):
         path = out / edit.path
         if not path.is_file():
             raise CourseError(f"[[release.replace]] edits {edit.path}, which the release "
                               "does not have: fix the path in classroom/tasks.toml")
-        text = path.read_text(encoding="utf-8")
+        path.write_text(edited_text(edit, path.read_text(encoding="utf-8")),
+                        encoding="utf-8")
+
+
+def edited_text(edit, text):
+    """``text`` (of ``edit.path``) with the ``[[release.replace]]`` edit made."""
+    return text.replace(edited_span(edit, text), edit.new)
+
+
+def edited_span(edit, text):
+    """The part of ``text`` (of ``edit.path``) that the edit replaces."""
+    fix = "update the entry in classroom/tasks.toml to match the file"
+    if edit.old:
         if edit.old not in text:
             raise CourseError(f"[[release.replace]] looks for {edit.old!r} in {edit.path} "
-                              "and does not find it: update the entry in classroom/tasks.toml "
-                              "to match the file")
-        path.write_text(text.replace(edit.old, edit.new), encoding="utf-8")
+                              f"and does not find it: {fix}")
+        return edit.old
+    lines = text.splitlines(keepends=True)
+    starts = [i for i, line in enumerate(lines) if edit.start in line]
+    if len(starts) != 1:
+        raise CourseError(f"[[release.replace]] looks for one line holding {edit.start!r} in "
+                          f"{edit.path} and finds {len(starts)}: {fix}")
+    ends = [i for i in range(starts[0] + 1, len(lines)) if edit.until in lines[i]]
+    if not ends:
+        raise CourseError(f"[[release.replace]] looks for a line holding {edit.until!r} after "
+                          f"{edit.start!r} in {edit.path} and finds none: {fix}")
+    return "".join(lines[starts[0]:ends[0]])
+
+
+def printed_code_edits(course, stubbed_ids):
+    """``(old lines, new lines)`` of each ``[[release.replace]]`` edit of a Python file:
+    a notebook output that prints the code (``show_source``) shows it edited, as the
+    release's code is."""
+    pairs = []
+    for edit in replacements_for(course, stubbed_ids):
+        path = course.root / edit.path
+        if path.suffix == ".py" and path.is_file():
+            old = edited_span(edit, path.read_text(encoding="utf-8"))
+            pairs.append((old.splitlines(keepends=True), edit.new.splitlines(keepends=True)))
+    return pairs
+
+
+def replacements_for(course, stubbed_ids):
+    """The ``[[release.replace]]`` edits of a release that stubs ``stubbed_ids``."""
+    return [edit for edit in course.replacements
+            if not edit.when_stubbed or edit.when_stubbed in stubbed_ids]
 
 
 def write_student_files(course, out, assignment, tasks):
@@ -245,6 +351,22 @@ def _commit(root):
     return done.stdout.strip() or None
 
 
+def task_files(course, tasks):
+    """``{task id: [path, ...]}``: the files a task's regions are in (modules of the
+    package, or a chapter's notebook), in order, for the student's README."""
+    found = regions_mod.by_task(regions_mod.scan(course.root, course.settings.sources))
+    return {t.id: list(dict.fromkeys(r.path for r in found.get(t.id, []))) for t in tasks}
+
+
+def _where_read(task):
+    pages = [pathlib.PurePosixPath(f).name for f in str(task.file or "").replace(",", " ").split()]
+    return f"{task.chapter}{' (' + _code_list(pages) + ')' if pages else ''}, {task.section}"
+
+
+def _code_list(paths):
+    return ", ".join(f"`{path}`" for path in paths) or "-"
+
+
 def _points(value):
     return f"{value:g}"
 
@@ -255,8 +377,10 @@ def student_readme(course, assignment, tasks):
         heading = f"{course.settings.name}: {title} (assignment {assignment})"
     else:
         heading = f"{course.settings.name}: every assignment"
-    rows = "\n".join(f"| {t.id} | {t.title} | {t.chapter}, {t.section} | {_points(t.points)} | "
-                     f"{', '.join(t.depends_on) or '-'} |" for t in tasks)
+    places = task_files(course, tasks)
+    rows = "\n".join(f"| {t.id} | {t.title} | {_code_list(places[t.id])} | {_where_read(t)} | "
+                     f"{_points(t.points)} | {', '.join(t.depends_on) or '-'} |" for t in tasks)
+    notebook_tasks = [t.id for t in tasks if any(f.endswith(".ipynb") for f in places[t.id])]
     total = _points(sum(t.points for t in tasks))
     package = course.settings.package
     graded_paths = "`, `".join(course.settings.student_paths)
@@ -264,6 +388,12 @@ def student_readme(course, assignment, tasks):
     marker = example.id if example else "4.2"
     stub = "".join(regions_mod.stub_lines(example, "    ")) if example else \
         "    raise TaskNotDone(...)\n"
+    notebook_note = "" if not notebook_tasks else (
+        f"\n**Task{'s' if len(notebook_tasks) > 1 else ''} {', '.join(notebook_tasks)} "
+        f"{'are' if len(notebook_tasks) > 1 else 'is'} written in a notebook** (the column "
+        "*you edit* below): `make lab` runs `make setup` the first time, then opens the "
+        "notebooks in JupyterLab, where you edit the marked cell, save, and run `make check` "
+        "as for the other tasks. Any editor that opens notebooks works as well.\n")
     return f"""# {heading}
 
 This repository is your copy of the course. Some of `{package}`'s code is missing: each
@@ -300,11 +430,11 @@ python3 -m venv .venv
 .venv/bin/python -m pip install -r requirements-check.txt
 .venv/bin/python -m classroom check
 ```
-
+{notebook_note}
 ## Your tasks ({total} points)
 
-| task | what | chapter, section | points | needs |
-| --- | --- | --- | --- | --- |
+| task | what | you edit | chapter (page), section | points | needs |
+| --- | --- | --- | --- | --- | --- |
 {rows}
 
 Do them in this order (the course's syllabus): each task's tests run only its own code

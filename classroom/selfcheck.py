@@ -547,8 +547,14 @@ def chapter_runs(course, workdir, task):
         return False, (f"{names} does not run: " + ("; ".join(failed[:3]) or output[-400:])
                        + (f" (stopped by the stub of {too_early})" if too_early else ""))
     later = sorted(stopped_by, key=order.index)
-    return True, (f"{names} runs" + (f" up to the stubs of later tasks {later}" if later
-                                     else " to the end"))
+    said = f"{names} runs" + (f" up to the stubs of later tasks {later}" if later
+                              else " to the end")
+    if later[:1] != ([task.page_stops_at] if task.page_stops_at else []):
+        fix = (f'page_stops_at = "{later[0]}"' if later else "no page_stops_at")
+        return False, (f"{said}, but tasks.toml says page_stops_at = "
+                       f"{task.page_stops_at or 'nothing'} for task {task.id}: write {fix} "
+                       "(a release notes it at the top of the page)")
+    return True, said
 
 
 def _filling(course, release_dir, filled):

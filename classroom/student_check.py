@@ -153,11 +153,16 @@ def still_stubbed(course, task_ids):
 def format_lines(result):
     width = min(40, max((len(s.task.title) for s in result.scores.values()), default=10))
     lines = [f"  ! {problem}" for problem in result.problems]
+    points_width = max((len(_points_of(s)) for s in result.scores.values()), default=0)
+    tests_width = max((len(f"{s.passed}/{s.total}") for s in result.scores.values()),
+                      default=0)
     for score in result.scores.values():
         task = score.task
         title = task.title if len(task.title) <= width else task.title[:width - 3] + "..."
         status = STATUS_WORDS[score.status]
-        line = f"{task.id:>6}  {title:<{width}}  {status:<8}  {score.passed}/{score.total}"
+        line = (f"{task.id:>6}  {title:<{width}}  {status:<8}  "
+                f"{_points_of(score):<{points_width}}  "
+                f"{f'{score.passed}/{score.total}':>{tests_width}} tests passed")
         if score.status == "fail":
             line += f"  {runner.test_name(score.failing_test)}: {score.first_failure}"
             line += "".join(f"\n{'':>8}| {detail}" for detail in _new_details(score))
@@ -169,8 +174,18 @@ def format_lines(result):
             line += f"  {score.first_failure}"
         lines.append(line)
     done = sum(result.passed.values())
-    lines.append(f"{done} of {len(result.scores)} tasks pass.")
+    earned = sum(s.task.points for s in result.scores.values() if s.status == "pass")
+    most = sum(s.task.points for s in result.scores.values())
+    lines.append(f"{done} of {len(result.scores)} tasks pass: {earned:g} of {most:g} points "
+                 "(a task's points count when all its tests pass).")
     return lines
+
+
+def _points_of(score):
+    """``"0/3 points"``: what the task gets in the student's CI now (all its points
+    when every test passes, none otherwise), never to be read as a count of tests."""
+    earned = score.task.points if score.status == "pass" else 0
+    return f"{earned:g}/{score.task.points:g} points"
 
 
 def _new_details(score):

@@ -51,8 +51,7 @@ _OPS_BACKWARD = {"add", "add_scalar", "sub", "sub_scalar", "r_sub", "mul", "mul_
 
 # In-place ops and their out-of-place twins (same arguments).
 FUNCTIONAL = {"add_inplace": "add", "sub_inplace": "sub", "mul_inplace": "mul",
-              "div_inplace": "div", "relu_inplace": "relu",
-              "relu_inplace_inplace": "relu"}   # Tensor.relu_'s class (ops/inplace.py)
+              "div_inplace": "div", "relu_inplace": "relu"}
 
 
 class Unsupported(RuntimeError):

@@ -111,6 +111,26 @@ class _Storage:
                     return a
         return None
 
+    def dead_buffer(self, a, index, like):
+        """Is ``a`` all of a buffer this code made, read by nothing after node ``index``,
+        not returned, with ``like``'s shape and dtype?  Then an op may write its result
+        into ``a`` (``out=``) instead of into new memory.  ``a`` may be a reshaped view
+        of the buffer (a matrix product's result seen with a batch's shape)."""
+        if not hasattr(a, "op"):
+            return False
+        storage = self.of.get(a)
+        if storage not in self.fresh or storage in self.escapes or \
+                self.last_read.get(storage) != index:
+            return False
+        v = _val(a)._data
+        if v.shape != like.shape or v.dtype != like.dtype:
+            return False
+        while a is not storage:         # reshapes only: every element once, in order
+            if _op_name(a) not in ("view", "reshape", "unsafe_view"):
+                return False
+            a = a.args[0]
+        return True
+
 
 class _Writer:
     def __init__(self, gm):
@@ -253,7 +273,7 @@ class _Writer:
         if name in ("mm", "bmm", "matmul"):
             return self._product(node, a)
         if name == "relu_grad" and val._data.dtype.kind == "f":
-            return f"np.multiply({a[0]}, {a[1]} > 0)"
+            return f"np.multiply({a[0]}, {a[1]} > 0{self._into(node, node.args[0], val._data)})"
         if name in ("view", "unsafe_view", "reshape", "unsqueeze", "squeeze"):
             return f"{a[0]}.reshape({shape!r})"
         if node in self.already_transposed:
@@ -299,8 +319,18 @@ class _Writer:
             return f"gelu_and_slope({self.expr(node.args[0])})"
         if type(target) is aten.OpBackward and target.op.__name__ == "gelu" and \
                 _gelu_slope_of(node.args[0]):
-            return f"(np.multiply({self.expr(node.args[1])}, {self.expr(node.args[0])}), None)"
+            grad = node.args[1]
+            into = self._into(node, grad, _val(grad)._data) if _is_float_tensor(_val(grad)) \
+                else ""
+            return f"(np.multiply({self.expr(grad)}, {self.expr(node.args[0])}{into}), None)"
         return None
+
+    def _into(self, node, a, like):
+        """``, out=a`` when ``node`` may write its result into ``a``'s memory (a gradient
+        that nothing reads afterwards): the same values, no new buffer."""
+        if self.storage.dead_buffer(a, self.nodes.index(node), like):
+            return f", out={self.expr(a)}"
+        return ""
 
     def _split(self, node, a):
         source = _val(node.args[0]).shape
@@ -367,6 +397,8 @@ class _Writer:
     def _kernel(self, chain, out):
         """A function that runs the chain block by block into one buffer."""
         k = len(self.kernels)
+        for n in chain:
+            n.meta["kernel"] = f"kernel{k}"     # for pictures: draw_fx boxes each kernel
         last = chain[-1]
         val = _val(last)._data
         external = []

@@ -424,7 +424,7 @@ ZERO_OPS = [pw.Sign, ro.Floor, ro.Ceil, ro.Round, ro.Trunc, ro._Step, ar.FloorDi
             rnd.RandomIntegers, sampling.Bernoulli]
 
 INPLACE = {ip.AddInplace, ip.SubInplace, ip.MulInplace, ip.DivInplace, ip.Copy, ip.Fill,
-           ip.FillTensor, ip.Zero, ip.ReluInplace, F.ReluInplace, activation.EluInplace,
+           ip.FillTensor, ip.Zero, ip.ReluInplace, activation.EluInplace,
            activation.LeakyReluInplace, activation.HardtanhInplace, ix.SetItem,
            rnd.Uniform, rnd.Normal, rnd.Bernoulli, rnd.Exponential, rnd.RandomIntegers}
 
@@ -452,7 +452,7 @@ def _build_table():
         ip.AddInplace: _add_alpha(1), ip.SubInplace: _add_alpha(-1),
         ip.MulInplace: _mul_inplace, ip.DivInplace: _div_inplace, ip.Copy: _copy,
         ip.FillTensor: _fill_tensor, ix.SetItem: _setitem,
-        ip.ReluInplace: _relu_inplace, F.ReluInplace: _relu_inplace,
+        ip.ReluInplace: _relu_inplace,
         activation.EluInplace: elementwise(DERIVATIVES[activation.Elu]),
         activation.LeakyReluInplace: elementwise(DERIVATIVES[activation.LeakyRelu]),
         activation.HardtanhInplace: elementwise(DERIVATIVES[activation.Hardtanh]),

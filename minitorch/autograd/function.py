@@ -632,11 +632,12 @@ def save_and_mark_dirty(ctx, outputs):
     """Pack what forward saved, then count in-place changes (saved inputs keep the
     version they had before the change; a saved output its version after it).
 
-    ``ctx._to_save`` (what ``save_for_backward`` got) is packed by ``_pack_saved``
-    (task 5.3) into ``ctx._saved``; the version counter of each tensor in
-    ``ctx._dirty`` goes up by one; and a saved output that this very node changed
-    in place is told so (``mark_modified_by_its_node``), so that unpacking it later
-    does not refuse it.
+    ``ctx._to_save`` (what ``save_for_backward`` got), when forward saved anything, is
+    packed by ``_pack_saved`` (task 5.3) into ``ctx._saved`` (a node that saved nothing
+    keeps ``_saved`` None and never calls ``_pack_saved``); the version counter of each
+    tensor in ``ctx._dirty`` goes up by one; and a saved output that this very node
+    changed in place is told so (``mark_modified_by_its_node``), so that unpacking it
+    later does not refuse it.
     """
     ### BEGIN SOLUTION 4.1
     if ctx._to_save:

@@ -136,6 +136,7 @@ def _program(capture, segment, mod, flat, flat_names, dims, out_spec):
             constants[target] = value.tensor
         else:
             input_specs.append(InputSpec(InputKind.USER_INPUT, arg))
+            node.name = node.target     # ``input``, not fx's ``input_1``: as PyTorch's export
             names = {d: dim.__name__ for d, dim in dims.get(value.position, {}).items()}
             if names:
                 node.meta["shape_names"] = names

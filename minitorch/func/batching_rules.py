@@ -477,7 +477,7 @@ ELEMENTWISE = [
 ]
 
 ELEMENTWISE_INPLACE = [ip.AddInplace, ip.SubInplace, ip.MulInplace, ip.DivInplace, ip.Copy,
-                       ip.Fill, ip.FillTensor, ip.Zero, ip.ReluInplace, F.ReluInplace,
+                       ip.Fill, ip.FillTensor, ip.Zero, ip.ReluInplace,
                        activation.EluInplace, activation.LeakyReluInplace,
                        activation.HardtanhInplace]
 

@@ -39,7 +39,7 @@ __all__ = ["linear", "relu", "sigmoid", "tanh", "softmax", "log_softmax", "dropo
            "binary_cross_entropy_with_logits", "l1_loss", "smooth_l1_loss", "huber_loss",
            "one_hot", "pad", "conv1d", "conv2d", "max_pool2d", "avg_pool2d",
            "adaptive_avg_pool2d", "layer_norm", "embedding", "silu", "logsigmoid", "hardtanh",
-           "hardtanh_", "relu6", "normalize", "cosine_similarity", "kl_div", "group_norm"]
+           "hardtanh_", "relu_", "relu6", "normalize", "cosine_similarity", "kl_div", "group_norm"]
 
 
 # ----- argument checks --------------------------------------------------------------------
@@ -109,32 +109,11 @@ def relu(input, inplace=False):
         raise RuntimeError("Boolean inputs not supported for relu: convert the tensor with "
                            ".float() first")
     if inplace:
-        check_in_place(input)
-        return ReluInplace.apply(input)
+        return ops.relu_(input)         # Tensor.relu_'s op (ops/inplace.py)
     return input.relu()
 
 
-class ReluInplace(BuiltinFunction):
-    """``relu_``: negative values set to 0 in the input's own memory."""
-    _backward_name = "ReluBackward0"
-    _saved_names = ("result",)
-
-    @staticmethod
-    def forward(ctx, a):
-        np.maximum(a._data, 0, out=a._data)
-        ctx.mark_dirty(a)
-        ctx.save_for_backward(a)
-        return a
-
-    @staticmethod
-    def backward(ctx, grad):
-        result, = ctx.saved_tensors
-        return grad * (result > 0)
-
-    @staticmethod
-    def backward_on_arrays(ctx, grad):
-        result, = ctx.saved_arrays
-        return grad * (result > 0)
+relu_ = torch_functions.relu_           # ``torch.relu_``, as in PyTorch
 
 
 def sigmoid(input):

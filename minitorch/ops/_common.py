@@ -233,7 +233,9 @@ def _edges(ctx, args):
 
 
 def _apply_general(cls, ctx, args, result, needs):
-    """Step 3 for views, several outputs, in-place changes and optional tensor inputs."""
+    """Step 3 for views, several outputs, in-place changes and optional tensor inputs.
+    (In a course release that stubs task 4.1, every recorded op takes it: ``apply``'s
+    own recording would show the task's answer; see classroom/tasks.toml.)"""
     outputs = as_outputs(result, args, ctx)
     if needs and grad_mode._state.enabled:
         link_into_graph(ctx, args, outputs)

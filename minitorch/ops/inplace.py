@@ -308,6 +308,11 @@ class ReluInplace(InPlaceOp):
         result, = ctx.saved_tensors
         return ReluGrad.apply(grad, result)
 
+    @staticmethod
+    def backward_on_arrays(ctx, grad):
+        result, = ctx.saved_arrays
+        return grad * (result > 0)
+
 
 def relu_(t):
     check_in_place(t)

@@ -5,7 +5,9 @@ inputs (``placeholder``) and attributes (``get_attr``) in blue, calls in white,
 the ``output`` in grey.  A box shows the node's name and what it calls; when a
 pass has recorded a shape in ``node.meta`` (``ShapeProp``'s ``tensor_meta``, or a
 captured value's ``val``), that too.  An arrow goes from each node to every node
-that uses its value, so the arrows are the graph's ``users``.
+that uses its value, so the arrows are the graph's ``users``.  Nodes that a compiler
+backend fused into one kernel (``node.meta["kernel"]``, chapter 21) sit in one dashed
+box named after the kernel.
 """
 
 import html
@@ -26,14 +28,25 @@ def draw_fx(graph, highlight=()):
     picture = new_digraph("fx_graph")
     picture.attr("node", shape="box", style="rounded,filled", fontname="Helvetica",
                  fontsize="11")
-    ids = {}
+    ids, kernels = {}, {}
     for node in graph.nodes:
         ids[node] = f"n{len(ids)}"
         colour = "#fbd9a9" if node.name in highlight else _COLOURS.get(node.op, "white")
-        picture.node(ids[node], _label(node), fillcolor=colour)
+        kernel = node.meta.get("kernel")
+        box = picture if kernel is None else kernels.setdefault(kernel, _kernel_box(kernel))
+        box.node(ids[node], _label(node), fillcolor=colour)
         for used in node.all_input_nodes:
             picture.edge(ids[used], ids[node])
+    for box in kernels.values():
+        picture.subgraph(box)
     return picture
+
+
+def _kernel_box(name):
+    """A dashed box (a DOT cluster) for the nodes of one fused kernel."""
+    box = new_digraph(f"cluster_{name}")
+    box.attr(label=name, labeljust="l", style="dashed", fontname="Helvetica", fontsize="11")
+    return box
 
 
 def _label(node):

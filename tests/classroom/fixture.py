@@ -77,6 +77,7 @@ file = "book/01_engine.ipynb"
 section = "Counting"
 points = 4
 assignment = "a1"
+page_stops_at = "1.3"
 
 [[task]]
 id = "1.2"
@@ -87,6 +88,7 @@ section = "Accumulation"
 points = 3
 assignment = "a1"
 depends_on = ["1.1"]
+page_stops_at = "1.3"
 
 [[task]]
 id = "1.3"

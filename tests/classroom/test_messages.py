@@ -1,5 +1,7 @@
 """What `check` says about a failure: one line, then what the failing test compared."""
 
+import re
+
 import numpy as np
 import pytest
 
@@ -96,8 +98,8 @@ def test_check_prints_the_details_under_a_failing_task():
                              (" ACTUAL: array([1., 2., 4.])", " DESIRED: array([1., 2., 3.])"))
     lines = student_check.format_lines(student_check.CheckResult({"4.2": score}, []))
     assert lines[0].splitlines() == [
-        "   4.2  counting dependencies  FAIL      2/4  test_engine.py::test_diamond: a check "
-        "failed: Not equal / [2]: 4.0",
+        "   4.2  counting dependencies  FAIL      0/4 points  2/4 tests passed  "
+        "test_engine.py::test_diamond: a check failed: Not equal / [2]: 4.0",
         "        |  ACTUAL: array([1., 2., 4.])",
         "        |  DESIRED: array([1., 2., 3.])"]
 
@@ -119,6 +121,38 @@ def test_check_v_adds_pytests_whole_output(release_a1, verbose, capsys, tmp_path
                                                  "node.grad = grad"))
     student_check.check("1.2", root=out, verbose=verbose)
     said = capsys.readouterr().out
-    assert "FAIL      1/3  test_engine.py::test_accumulates: a check failed: assert 3.0 == 5.0" \
-        in said
+    assert "FAIL      0/3 points  1/3 tests passed  test_engine.py::test_accumulates: a " \
+        "check failed: assert 3.0 == 5.0" in said
     assert ("Traceback" in said or "def test_accumulates" in said) == verbose
+
+
+def _property_failure():
+    """The exception a failing hypothesis test raises under grading's settings (no
+    shrinking, derandomised), with the note hypothesis adds."""
+    from hypothesis import Phase, given, settings, strategies as st
+
+    @settings(derandomize=True, database=None, print_blob=False,
+              phases=[Phase.explicit, Phase.generate])
+    @given(st.integers(1, 5), st.lists(st.just(0.5), min_size=2, max_size=2))
+    def test_twice_is_plus(a, xs):
+        np.testing.assert_allclose(np.array(xs) * 2, np.array(xs) + a)
+
+    with pytest.raises(AssertionError) as caught:
+        test_twice_is_plus()
+    return caught.value
+
+
+def test_a_property_tests_failure_shows_its_example_and_the_values():
+    """`check` shows, without -v, the example hypothesis found failing (its arguments,
+    not the test's name) and the values the failed check compared."""
+    error = _property_failure()
+    details = messages.failure_details(error)
+    assert re.fullmatch(r"falsifying example: a=[1-5], xs=\[0\.5, 0\.5\]", details[0]), details
+    assert any(line.strip().startswith("ACTUAL: array([1., 1.])") for line in details)
+    assert "test_twice_is_plus" not in " ".join(details)
+    task = Task("9.9", "a property", 9, "Properties", 2, "a1")
+    score = runner.TaskScore(task, 0.0, 0, 1, "fail",
+                             messages.describe_exception(error), "tests/test_p.py::test_p",
+                             (), tuple(details))
+    shown = student_check.format_lines(student_check.CheckResult({"9.9": score}, []))[0]
+    assert "| falsifying example: a=" in shown and "|  ACTUAL: array([1., 1.])" in shown

@@ -3,6 +3,8 @@ whose tests run and report unfinished tasks in one line each."""
 
 import json
 import os
+import pathlib
+import re
 import shutil
 import subprocess
 import sys
@@ -65,7 +67,8 @@ def test_the_book_builds_from_stored_outputs_and_a_readme_says_how_to_work(relea
     out, _ = release_a1
     assert 'execute_notebooks: "off"' in (out / "_config.yml").read_text()
     readme = (out / "README.md").read_text()
-    assert "| 1.2 | accumulating gradients | 1, Accumulation | 3 | 1.1 |" in readme
+    assert ("| 1.2 | accumulating gradients | `minigrad/engine.py` | 1 (`01_engine.ipynb`), "
+            "Accumulation | 3 | 1.1 |") in readme
     assert "python -m classroom check" in readme
     assert "make setup-check" in readme and "run `make setup` once" in readme
     assert "check -v" in readme and "NotImplementedError" not in readme
@@ -108,8 +111,9 @@ def test_check_runs_from_the_command_line(release_a1):
                           capture_output=True, text=True, timeout=120)
     assert done.returncode == 1
     assert done.stdout.splitlines() == [
-        "   1.3  a square in the notebook  not done  0/1  write it between its markers",
-        "0 of 1 tasks pass."]
+        "   1.3  a square in the notebook  not done  0/1 points  0/1 tests passed  write it "
+        "between its markers",
+        "0 of 1 tasks pass: 0 of 1 points (a task's points count when all its tests pass)."]
 
 
 def test_a_release_needs_an_empty_folder_and_marked_regions(course, release_a1, fresh_course,
@@ -168,15 +172,16 @@ def test_the_release_workflow_run_here_gives_each_task_its_points(release_a1, co
         [r.output for r in results]
 
 
-def test_a_check_line_counts_tests_not_points(release_a1):
-    """book/teaching.md: in `check`'s `0/N` (`6/6` there), N is the number of the task's
-    public tests, not its points."""
+def test_a_check_line_says_points_and_tests_apart(release_a1):
+    """A `check` line gives the task's points as points and its public tests as tests
+    passed: a bare `0/N` next to the points was read as points."""
     out, _ = release_a1
     result = student_check.run_check(root=out)
     score = result.scores["1.1"]
     assert score.total != score.task.points          # so the two cannot be confused here
     line = next(line for line in student_check.format_lines(result) if "1.1" in line)
-    assert f"  0/{score.total}  " in line and f"/{score.task.points} " not in line
+    assert f"  0/{score.task.points:g} points  0/{score.total} tests passed  " in line
+    assert re.findall(r"\d+/\d+", line) == [f"0/{score.task.points:g}", f"0/{score.total}"]
 
 
 MAKEFILE = """\
@@ -268,10 +273,134 @@ def test_a_release_reports_the_lines_a_student_writes_not_its_stubs(course, rele
     assert cli.main(["--root", str(course.root), "tasks", "--json"]) == 0
     expected = {t["id"]: t["lines"] for t in json.loads(capsys.readouterr().out)}
     assert all(expected.values())
-    assert cli.main(["--root", str(out), "tasks", "--json"]) == 0
+    assert cli.main(["--root", str(out), "tasks", "--json", "--all"]) == 0
     shown = {t["id"]: t["lines"] for t in json.loads(capsys.readouterr().out)}
     assert shown == expected
     stubs = {t.id: regions.code_lines(out, found) for t in course.tasks
              for found in [regions.by_task(regions.scan(out, course.settings.sources))
                            .get(t.id, [])]}
     assert stubs != expected                 # what counting the copy's regions would say
+
+
+def test_tasks_in_a_release_lists_its_assignment_and_all_with_a_flag(course, release_a1,
+                                                                     capsys):
+    """A student's `tasks` lists the tasks of their assignment; `--all` lists the course."""
+    from classroom import cli
+    out, _ = release_a1
+    assert cli.main(["--root", str(out), "tasks", "--json"]) == 0
+    assert [t["id"] for t in json.loads(capsys.readouterr().out)] == ["1.1", "1.2", "1.3"]
+    assert cli.main(["--root", str(out), "tasks"]) == 0
+    text = capsys.readouterr().out
+    assert "2.1" not in text.split("(the tasks of")[0] and "tasks --all" in text
+    assert cli.main(["--root", str(out), "tasks", "--all", "--json"]) == 0
+    assert [t["id"] for t in json.loads(capsys.readouterr().out)] == \
+        [t.id for t in course.tasks]
+
+
+def test_the_readme_says_which_files_each_task_edits(release_a1):
+    """Each task's row names the file(s) its code goes in: the package's module, or the
+    chapter's notebook for a notebook task."""
+    out, _ = release_a1
+    readme = (out / "README.md").read_text()
+    rows = {line.split("|")[1].strip(): line for line in readme.splitlines()
+            if line.startswith("| 1.")}
+    assert "| you edit |" in readme.replace("edits", "edit")
+    assert "`minigrad/engine.py`" in rows["1.1"] and "`minigrad/engine.py`" in rows["1.2"]
+    assert "`book/01_engine.ipynb`" in rows["1.3"]
+
+
+def test_make_tasks_and_check_need_only_the_quick_setup():
+    """`make tasks` and `make check` set up only what `check` needs (setup-check), not
+    the book's toolchain, when there is no environment yet."""
+    root = pathlib.Path(__file__).resolve().parents[2]
+    for target in ("tasks", "check"):
+        done = subprocess.run(["make", "-n", target, "VENV=.no-such-venv"], cwd=root,
+                              capture_output=True, text=True, timeout=60)
+        setups = [line for line in done.stdout.splitlines() if "scripts/setup.sh" in line]
+        assert setups and all("REQUIREMENTS=requirements-check.txt" in line
+                              for line in setups), (target, done.stdout)
+
+
+def test_a_notebook_task_says_how_to_open_its_notebook(release_a1):
+    """Task 1.3 is written in a notebook, which the quick setup (`setup-check`) gives no
+    editor for: the README says so and names `make lab`, which sets up Jupyter first."""
+    out, _ = release_a1
+    readme = (out / "README.md").read_text()
+    getting_started = readme.split("## Getting started")[1].split("## Your tasks")[0]
+    assert "**Task 1.3 is written in a notebook**" in getting_started
+    assert "`make lab`" in getting_started
+    root = pathlib.Path(__file__).resolve().parents[2]
+    done = subprocess.run(["make", "-n", "lab", "VENV=.no-such-venv"], cwd=root,
+                          capture_output=True, text=True, timeout=60)
+    setups = [line for line in done.stdout.splitlines() if "scripts/setup.sh" in line]
+    assert setups and not any("requirements-check" in line for line in setups)
+    assert "jupyter\" lab" in done.stdout or "jupyter lab" in done.stdout, done.stdout
+
+
+def test_a_page_that_stops_at_a_later_task_says_so_at_its_top(course, release_a1, tmp_path):
+    """The page of tasks 1.1 and 1.2 stops at task 1.3's stub (`page_stops_at`, which the
+    walk checks): a student reading it for them is told, at the top, that a `TaskNotDone` about 1.3 is
+    expected.  In a2's release 1.3 is solved, and the page has no note."""
+    out, _ = release_a1
+    notebook = nbformat.read(out / "book" / "01_engine.ipynb", as_version=4)
+    note = notebook.cells[1]
+    assert note.cell_type == "markdown" and release_mod.NOTE_TAG in note.metadata["tags"]
+    assert "this page explains tasks 1.1, 1.2, and some of its cells run code of task 1.3 (a " \
+        "square in the notebook), which comes later in this assignment" in note.source
+    assert "`TaskNotDone: Task 1.3 (a square in the notebook) is not done yet`" in note.source
+    assert sum(release_mod.NOTE_TAG in c.metadata.get("tags", ()) for c in notebook.cells) == 1
+    later = tmp_path / "a2"
+    release_mod.release(course, later, "a2")
+    notebook = nbformat.read(later / "book" / "01_engine.ipynb", as_version=4)
+    assert not any(release_mod.NOTE_TAG in c.metadata.get("tags", ()) for c in notebook.cells)
+
+
+WHILE_1_1_IS_A_STUB = '''
+[[release.replace]]
+path = "minigrad/ops.py"
+when_stubbed = "1.1"
+start = "def add(a, b):"
+until = "def mul(a, b):"
+new = """def add(a, b):
+    return Value(a.data + b.data, (a, b), lambda grad: (grad, grad))  # the slow way
+
+
+"""
+
+[[release.replace]]
+path = "minigrad/engine.py"
+when_stubbed = "1.1"
+start = '"""Add grad into node.grad."""'
+until = "### BEGIN SOLUTION 1.2"
+new = "    \\"\\"\\"Add grad into node.grad (as edited).\\"\\"\\"\\n"
+'''
+
+
+def test_an_edit_when_a_task_is_stubbed_is_made_only_in_releases_that_stub_it(fresh_course,
+                                                                              tmp_path):
+    """... and a notebook output that prints the code it edits shows it edited too."""
+    tasks = fresh_course / "classroom" / "tasks.toml"
+    tasks.write_text(tasks.read_text() + WHILE_1_1_IS_A_STUB)
+    course = course_mod.load(fresh_course)
+    for name, edited in (("a1", True), ("a2", False)):
+        release_mod.release(course, tmp_path / name, name)
+        ops = (tmp_path / name / "minigrad" / "ops.py").read_text()
+        assert ("# the slow way" in ops) == edited, name
+        assert ops.count("def add(a, b):") == 1 and "def mul(a, b):" in ops
+        engine = (tmp_path / name / "minigrad" / "engine.py").read_text()
+        notebook = nbformat.read(tmp_path / name / "book" / "01_engine.ipynb", as_version=4)
+        printed = [c for c in notebook.cells if "getsource" in c.source][0].outputs[0].text
+        for text in (engine, printed):
+            assert ("(as edited)" in text) == edited, name
+            assert ("into node.grad.\"\"\"" in text) != edited, name
+
+
+def test_an_edit_by_lines_must_find_them_and_not_also_give_old(fresh_course, tmp_path):
+    tasks = fresh_course / "classroom" / "tasks.toml"
+    text = tasks.read_text()
+    tasks.write_text(text + WHILE_1_1_IS_A_STUB.replace("when_stubbed", 'old = "x"\nwhy', 1))
+    with pytest.raises(CourseError, match="needs either old"):
+        course_mod.load(fresh_course)
+    tasks.write_text(text + WHILE_1_1_IS_A_STUB.replace("def mul(a, b):", "def div(a, b):"))
+    with pytest.raises(CourseError, match="holding 'def div"):
+        release_mod.release(course_mod.load(fresh_course), tmp_path / "out", "a1")

@@ -55,6 +55,16 @@ def test_the_walk_fails_when_a_chapter_notebook_stops_at_an_earlier_task(fresh_c
     assert ok and "no chapter notebook" in what
 
 
+def test_the_walk_fails_when_a_page_stops_elsewhere_than_tasks_toml_says(fresh_course):
+    """A release notes at the top of a task's page the later task its cells stop at
+    (`page_stops_at`); the walk checks it.  In the solution the page runs to its end, so
+    task 1.2's `page_stops_at = "1.3"` is wrong there, and the walk says what to write."""
+    course = course_mod.load(fresh_course)
+    ok, what = selfcheck.chapter_runs(course, fresh_course, course.task("1.2"))
+    assert not ok and "01_engine.ipynb runs to the end" in what
+    assert "page_stops_at = 1.3 for task 1.2: write no page_stops_at" in what
+
+
 def _one_run(course, run, tmp_path):
     label, job, prepare, judge = run
     grader = Grader(course, course.tasks, tmp_path / "grading")

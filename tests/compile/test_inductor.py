@@ -81,3 +81,12 @@ def test_output_code_shows_the_forward_and_the_backward():
     forward, backward = minitorch._inductor.output_code(2)
     assert "np.matmul" in forward and "np.tanh" in forward
     assert "tangents_1" in backward and "args.clear()" in backward
+
+
+def test_each_fused_node_records_its_kernel_for_pictures():
+    x, w, b = minitorch.randn(4, 3), minitorch.randn(3, 2), minitorch.randn(2)
+    compiled = compile_graph(chain_graph(), [x, w, b])
+    kernels = {n.name: n.meta.get("kernel") for n in compiled.graph_module.graph.nodes}
+    assert kernels == {"x": None, "w": None, "b": None, "mm": None, "add": "kernel0",
+                       "mul_scalar": "kernel0", "exp": "kernel0", "tanh": "kernel0",
+                       "output": None}

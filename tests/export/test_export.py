@@ -138,3 +138,23 @@ def test_loading_refuses_a_target_that_is_not_an_op(tmp_path):
     minitorch.save({"weights": minitorch.ones(2)}, path)
     with pytest.raises(ValueError, match="not an exported program"):
         minitorch.export.load(path)
+
+
+def test_a_user_input_keeps_its_argument_name_even_a_builtins():
+    # PyTorch 2.13: export(nn.Linear(3, 2), ...) names its input ``input`` (fx's
+    # symbolic_trace says ``input_1``), and ``sum``/``max`` stay ``sum``/``max``.
+    ep = export(nn.Linear(3, 2), (minitorch.randn(4, 3),))
+    assert ep.graph_signature.user_inputs == ("input",)
+    assert [n.name for n in ep.graph.nodes if n.op == "placeholder"] == [
+        "p_weight", "p_bias", "input"]
+    assert "addmm = minitorch.ops.aten.addmm(p_bias, input, t)" in ep.graph_module.code
+
+    class TwoBuiltins(nn.Module):
+        def forward(self, sum, max):
+            return sum + max
+    ep = export(TwoBuiltins(), (minitorch.ones(2), minitorch.ones(2)))
+    assert ep.graph_signature.user_inputs == ("sum", "max")
+    assert ep.module()(minitorch.ones(2), minitorch.full((2,), 2.0)).tolist() == [3.0, 3.0]
+    x = minitorch.randn(4, 3)
+    linear = nn.Linear(3, 2)
+    assert minitorch.equal(export(linear, (x,)).module()(x), linear(x))

@@ -237,3 +237,44 @@ def test_nll_loss_matches_cross_entropy():
     x = torch.tensor(LOGITS)
     t = torch.tensor(TARGET)
     assert F.nll_loss(F.log_softmax(x, dim=1), t).item() == pytest.approx(F.cross_entropy(x, t).item(), abs=1e-6)
+
+
+# ----- relu_ (PyTorch 2.13: F.relu_ is torch.relu_) -----------------------------------
+def test_functional_relu_underscore_changes_its_input_and_returns_it():
+    assert F.relu_ is torch.relu_
+    a = torch.tensor([-1.0, 2.0, 3.0], requires_grad=True)
+    b = a * 1
+    c = F.relu_(b)
+    assert c is b and c.grad_fn.name() == "ReluBackward0"
+    c.sum().backward()
+    assert a.grad.tolist() == [0.0, 1.0, 1.0]
+    i = torch.tensor([-1, 2])
+    assert F.relu_(i) is i and i.tolist() == [0, 2] and i.dtype == torch.int64
+
+
+def test_functional_relu_underscore_errors():
+    with pytest.raises(TypeError, match=r"^relu_\(\): argument 'input' \(position 1\) must "
+                                        r"be Tensor, not list$"):
+        F.relu_([1.0])
+    with pytest.raises(RuntimeError, match="^Boolean inputs not supported for relu"):
+        F.relu_(torch.tensor([True]))
+    leaf = torch.tensor([-1.0, 2.0], requires_grad=True)
+    with pytest.raises(RuntimeError, match="^a leaf Variable that requires grad is being "
+                                           "used in an in-place operation."):
+        F.relu_(leaf)
+    assert leaf.tolist() == [-1.0, 2.0]
+
+
+def test_every_in_place_relu_is_one_op():
+    """``F.relu(x, inplace=True)``, ``F.relu_(x)`` and ``x.relu_()`` run one op (one class,
+    one name in graphs: ``aten.relu_inplace``), recorded as ``ReluBackward0``."""
+    from minitorch.ops import aten
+
+    def interior():
+        return torch.tensor([-1.0, 2.0], requires_grad=True) * 1
+    nodes = [F.relu(interior(), inplace=True).grad_fn, F.relu_(interior()).grad_fn,
+             interior().relu_().grad_fn]
+    assert len({type(n) for n in nodes}) == 1
+    assert [n.name() for n in nodes] == ["ReluBackward0"] * 3
+    assert aten.relu_inplace.function is torch.ops.inplace.ReluInplace
+    assert not hasattr(aten, "relu_inplace_inplace")

@@ -59,3 +59,19 @@ def test_get_attr_nodes_read_the_module():
     found = boxes(draw_fx(g).source)
     assert found["n0"] == ("lin_weight|self.lin.weight", "#dde7f5")
     assert found["n1"][0] == "neg|neg"
+
+
+@pytest.mark.chapter21
+def test_the_nodes_of_a_fused_kernel_sit_in_one_dashed_box():
+    g = fx.Graph()
+    x = g.placeholder("x")
+    exp = g.call_function(torch.exp, (x,))
+    neg = g.call_function(torch.neg, (exp,))
+    g.output(g.call_function(torch.sum, (neg,)))
+    exp.meta["kernel"] = neg.meta["kernel"] = "kernel0"     # as the backend records it
+    source = draw_fx(g).source
+    cluster = re.search(r"subgraph cluster_kernel0 \{(.*?)\n\t\}", source, re.S)
+    assert cluster is not None and "label=kernel0" in cluster.group(1)
+    assert "style=dashed" in cluster.group(1)
+    assert re.findall(r"^\t\t(n\d+) \[", cluster.group(1), re.M) == ["n1", "n2"]
+    assert set(boxes(source)) == {"n0", "n3", "n4"}       # the others stay outside

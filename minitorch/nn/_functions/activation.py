@@ -146,7 +146,10 @@ class Gelu(BuiltinFunction):
         ctx.approximate = approximate
         x = a._data
         if approximate == "tanh":
-            return 0.5 * x * (1 + np.tanh(_SQRT_2_OVER_PI * (x + _CUBIC * x * x * x)))
+            ctx.tanh = _tanh_of_gelu(x)         # backward needs it too
+            out = np.multiply(x, 0.5)
+            out *= np.add(ctx.tanh, 1)          # 0.5 x (1 + tanh(...))
+            return out
         out, ctx.slope = gelu_and_slope_arrays(x)
         return out
 
@@ -166,12 +169,41 @@ class Gelu(BuiltinFunction):
     def backward_on_arrays(ctx, grad):
         x, = ctx.saved_arrays
         if ctx.approximate == "tanh":
-            t = np.tanh(_SQRT_2_OVER_PI * (x + _CUBIC * x * x * x))
-            slope = 0.5 * (1 + t) + 0.5 * _SQRT_2_OVER_PI * x * (1 - t * t) * (
-                1 + 3 * _CUBIC * x * x)
+            slope = _tanh_gelu_slope(x, ctx.tanh)
         else:
             slope = ctx.slope
         return grad * slope, None
+
+
+def _tanh_of_gelu(x):
+    """``tanh(sqrt(2/pi) * (x + 0.044715 x**3))``, each step in one buffer (the same
+    operations, in the same order, as that expression)."""
+    t = np.multiply(x, _CUBIC, out=np.empty_like(x))
+    t *= x
+    t *= x
+    np.add(x, t, out=t)
+    t *= _SQRT_2_OVER_PI
+    return np.tanh(t, out=t)
+
+
+def _tanh_gelu_slope(x, t):
+    """The derivative of the tanh form, ``t`` its tanh (saved by forward):
+    ``0.5 (1 + t) + 0.5 sqrt(2/pi) x (1 - t**2) (1 + 3 * 0.044715 x**2)``, the same
+    operations in the same order as that line computes them, but into three buffers
+    instead of a new array for each."""
+    slope, tail, scaled = np.empty_like(x), np.empty_like(x), np.empty_like(x)
+    np.add(t, 1, out=slope)
+    slope *= 0.5
+    np.multiply(t, t, out=tail)
+    np.subtract(1, tail, out=tail)
+    np.multiply(x, 0.5 * _SQRT_2_OVER_PI, out=scaled)
+    scaled *= tail                              # 0.5 sqrt(2/pi) x (1 - t**2)
+    np.multiply(x, 3 * _CUBIC, out=tail)
+    tail *= x
+    tail += 1                                   # 1 + 3 * 0.044715 x**2
+    scaled *= tail
+    slope += scaled
+    return slope
 
 
 # ----- ELU ----------------------------------------------------------------------------------
