@@ -242,17 +242,17 @@ class Tracer:
         args = [self.root] if is_module else []
         if is_module:
             params = params[1:]
-        for p in params:
-            if p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD):
-                raise NotImplementedError(f"symbolic_trace does not trace *args or **kwargs "
-                                          f"({p.name} of {fn.__name__}): give each input a "
-                                          "name")
-            if p.name in concrete_args and concrete_args[p.name] is not PH:
-                args.append(self._concrete(p.name, concrete_args[p.name]))
+        for param in params:
+            if param.kind in (param.VAR_POSITIONAL, param.VAR_KEYWORD):
+                raise NotImplementedError(
+                    f"symbolic_trace does not trace *args or **kwargs ({param.name} of "
+                    f"{fn.__name__}): give each input a name")
+            if param.name in concrete_args and concrete_args[param.name] is not PH:
+                args.append(self._concrete(param.name, concrete_args[param.name]))
                 continue
-            default = p.default
-            ph = self.create_proxy("placeholder", p.name, () if default is p.empty
-                                   else (default,), {})
+            default = param.default
+            ph = self.create_proxy("placeholder", param.name,
+                                   () if default is param.empty else (default,), {})
             args.append(ph)
         return args
         ### END SOLUTION 18.2
