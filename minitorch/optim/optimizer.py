@@ -117,8 +117,8 @@ class Optimizer:
         if not isinstance(param_group, dict):
             raise TypeError(f"param_group must be a dict, but got {type(param_group)}")
         params, names = _split_names(_as_param_list(param_group["params"]))
-        for param in params:
-            _check_param(param)
+        for each in params:
+            _check_param(each)
         group = dict(param_group, params=params)
         if names is not None:
             group["param_names"] = names
