@@ -281,14 +281,27 @@ def _function_classes():
             if sub not in seen:
                 seen.append(sub)
                 stack.append(sub)
-    return [c for c in seen if c.__module__.startswith("minitorch.")
-            and "forward" in vars(c)]
+    return [c for c in seen if c.__module__.startswith("minitorch.") and _is_op(c)]
+
+
+def _is_op(cls):
+    """Whether a Function subclass of minitorch's is an op: it has a forward, its own or
+    inherited (``Sin`` inherits ``_SavesInput``'s).  A base class named with ``_`` is an
+    op only if it defines forward itself."""
+    from ..autograd.function import Function
+    if cls.forward is Function.forward:
+        return False
+    return not cls.__name__.startswith("_") or "forward" in vars(cls)
 
 
 def _build():
     if _by_name:
         return
-    for cls in sorted(_function_classes(), key=lambda c: (c.__module__, c.__name__)):
+    # minitorch.ops's classes first: where two ops share a class name (Log1p, Erf), the
+    # plain name is the tensor method's op, the other gets its module's name after it
+    in_ops = "minitorch.ops."
+    for cls in sorted(_function_classes(), key=lambda c: (not c.__module__.startswith(in_ops),
+                                                          c.__module__, c.__name__)):
         name = _snake(cls.__name__.lstrip("_"))
         if name in _by_name:
             name = f"{name}_{_snake(cls.__module__.rsplit('.', 1)[-1])}"

@@ -3,6 +3,7 @@ it instead of computing it again (the performance appendix): the same numbers, b
 bit, as the derivative written out in one line of numpy."""
 
 import math
+import os
 
 import numpy as np
 import pytest
@@ -13,6 +14,19 @@ import minitorch.nn.functional as F
 pytestmark = pytest.mark.chapter11
 
 C = math.sqrt(2 / math.pi)
+
+# Under ``make test PERTURB=ulp`` minitorch's tanh and GELU move their results by an ulp
+# on purpose (another machine's last bits); numpy by hand does not, so there the claim
+# is "equal to a few ulps", everywhere else "the same bits".
+PERTURBED = bool(os.environ.get("MINITORCH_PERTURB"))
+
+
+def assert_same_bits(ours, written):
+    if PERTURBED:
+        np.testing.assert_allclose(ours, written, rtol=8 * np.finfo(written.dtype).eps,
+                                   atol=8 * np.finfo(written.dtype).tiny)
+    else:
+        assert np.array_equal(ours, written)
 
 
 def written_out(x):
@@ -33,15 +47,15 @@ def test_tanh_gelu_and_its_gradient_on_arrays_are_the_written_out_ones(dtype):
     y.backward(minitorch.tensor(g0))
     value, slope = written_out(x0)
     assert y.dtype == x.grad.dtype == minitorch.tensor(x0).dtype
-    assert np.array_equal(y.detach().numpy(), value)
-    assert np.array_equal(x.grad.numpy(), g0 * slope)
+    assert_same_bits(y.detach().numpy(), value)
+    assert_same_bits(x.grad.numpy(), g0 * slope)
 
 
 def test_a_number_too():
     x = minitorch.tensor(0.7, requires_grad=True)
     F.gelu(x, approximate="tanh").backward()
     value, slope = written_out(np.float32(0.7))
-    assert x.grad.item() == float(slope)
+    assert_same_bits(np.float32(x.grad.item()), slope)
 
 
 def test_the_backward_on_arrays_computes_no_tanh(monkeypatch):
