@@ -24,6 +24,7 @@ import warnings
 from collections import defaultdict
 
 from .. import Tensor, enable_grad
+from ..autograd.graph import clear_grad
 
 __all__ = ["Optimizer", "required"]
 
@@ -155,16 +156,7 @@ class Optimizer:
         ### BEGIN SOLUTION 9.1
         for group in self.param_groups:
             for p in group["params"]:
-                if p.grad is None:
-                    continue
-                if set_to_none:
-                    p.grad = None
-                else:
-                    if p.grad.grad_fn is not None:
-                        p.grad.detach_()
-                    else:
-                        p.grad.requires_grad_(False)
-                    p.grad.zero_()
+                clear_grad(p, set_to_none)
         ### END SOLUTION 9.1
 
     def step(self, closure=None):
