@@ -155,8 +155,8 @@ class Optimizer:
         """Clear the gradients of every parameter: to None (default) or to zeros."""
         ### BEGIN SOLUTION 9.1
         for group in self.param_groups:
-            for p in group["params"]:
-                clear_grad(p, set_to_none)
+            for param in group["params"]:
+                clear_grad(param, set_to_none)
         ### END SOLUTION 9.1
 
     def step(self, closure=None):
