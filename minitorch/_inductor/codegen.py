@@ -348,13 +348,12 @@ class _Writer:
     def _chain(self, i, node):
         """``node`` and the elementwise nodes after it that each overwrite the one before:
         one kernel."""
-        chain, index = [node], i
+        chain = [node]
         while True:
-            nxt = self._next_in_chain(chain[-1], index)
+            nxt = self._next_in_chain(chain[-1], i)
             if nxt is None:
                 break
             chain.append(nxt)
-            index = self.nodes.index(nxt)
         for n in chain:
             self.done.add(n)
         out = self.storage.writable_input(node, i)
@@ -363,7 +362,10 @@ class _Writer:
         else:
             self._kernel(chain, out)
 
-    def _next_in_chain(self, node, index):
+    def _next_in_chain(self, node, start):
+        """The node that continues the chain after ``node``, or None.  The kernel is
+        written where the chain starts (node ``start``), so each of its other inputs
+        must be computed before that."""
         users = list(node.users)
         if len(users) != 1 or not _elementwise(users[0]):
             return None
@@ -371,9 +373,9 @@ class _Writer:
         j = self.nodes.index(user)
         if self.storage.writable_input(user, j) is not node:
             return None
-        if any(n.op != "placeholder" and n not in self.done and n is not node and
-               self.nodes.index(n) > index for n in user.all_input_nodes if n is not node):
-            return None          # another input is computed between: keep the order
+        if any(n.op != "placeholder" and n not in self.done and self.nodes.index(n) > start
+               for n in user.all_input_nodes if n is not node):
+            return None          # another input is computed after the chain's start
         return user
 
     def _call_text(self, node, inputs, out):
