@@ -258,9 +258,9 @@ class _Writer:
         """A numpy expression for the node, or None (then minitorch's op is called)."""
         if node.target is operator.getitem:
             return f"{self.expr(node.args[0])}[{node.args[1]!r}]"
-        gelu = self._gelu(node)
-        if gelu is not None:
-            return gelu
+        special = self._gelu(node) or self._attention(node)
+        if special is not None:
+            return special
         name = _op_name(node) or (node.target.__name__ if isinstance(node.target, aten.MethodOp)
                                   else None)
         val = _val(node)
@@ -323,6 +323,23 @@ class _Writer:
             into = self._into(node, grad, _val(grad)._data) if _is_float_tensor(_val(grad)) \
                 else ""
             return f"(np.multiply({self.expr(grad)}, {self.expr(node.args[0])}{into}), None)"
+        return None
+
+    def _attention(self, node):
+        """Scaled dot-product attention without dropout or grouped heads: the backend's
+        own kernels (``attention_and_saved``, ``attention_backward``), whose context is
+        the dense query, key and value and the weights, so that the backward copies
+        nothing again, and whose row maximum takes halves (the same values, faster)."""
+        target = node.target
+        if type(target) is aten.WithCtx and _plain_attention(node):
+            self.globals["attention_and_saved"] = _attention_and_saved
+            q, k, v, bias, _, scale, _ = (self.expr(a) for a in node.args)
+            needs = tuple(node.kwargs.get("needs", ()))[:3]
+            return f"attention_and_saved({q}, {k}, {v}, {bias}, {scale}, {needs!r})"
+        if type(target) is aten.OpBackward and target.op.__name__ == \
+                "scaled_dot_product_attention" and _attention_saved_by_us(node.args[0]):
+            self.globals["attention_backward"] = _attention_backward
+            return f"attention_backward({self.expr(node.args[0])}, {self.expr(node.args[1])})"
         return None
 
     def _into(self, node, a, like):
@@ -462,6 +479,95 @@ def _gelu_slope_of(node):
     source = node.args[0]
     return type(source.target) is aten.WithCtx and source.target.op.__name__ == "gelu" \
         and source.args[1] == "none"
+
+
+def _plain_attention(node):
+    """Is ``node`` attention ``with_ctx`` on float arrays of one dtype, without dropout's
+    mask and with one key head per query head (what ``_attention_and_saved`` does)?"""
+    target = node.target
+    if type(target) is not aten.WithCtx or target.op.__name__ != \
+            "scaled_dot_product_attention" or len(node.args) != 7:
+        return False
+    q, k, v, bias, keep, _, groups = node.args
+    values = [_val(a) for a in (q, k, v)]
+    return keep is None and groups == 1 and all(_is_float_tensor(x) for x in values) and \
+        len({x._data.dtype for x in values}) == 1 and \
+        (bias is None or isinstance(bias, np.ndarray))
+
+
+def _attention_saved_by_us(node):
+    """Is ``node`` the context of an attention that ``_attention`` lowered (in this graph,
+    or saved by the forward graph: a placeholder whose traced value is attention's
+    autograd node, without dropout or grouped heads)?"""
+    if node.op == "placeholder":
+        ctx = _val(node)
+        return getattr(ctx, "keep", 0) is None and getattr(ctx, "groups", 0) == 1 and \
+            getattr(ctx, "weights", None) is not None and \
+            getattr(ctx, "weights").dtype.kind == "f"
+    return node.target is operator.getitem and _plain_attention(node.args[0])
+
+
+def _row_max(scores):
+    """The maximum of each row (last dim), kept as a column: the two halves of the rows
+    compared elementwise, again and again.  Exactly ``scores.max(-1, keepdims=True)``
+    (a maximum does not round), in a few wide passes instead of one reduction per row
+    of a few dozen numbers, which numpy does slowly."""
+    top = scores
+    while top.shape[-1] > 1:
+        half = top.shape[-1] // 2
+        pairs = np.maximum(top[..., :half], top[..., half:2 * half])
+        if top.shape[-1] % 2:
+            np.maximum(pairs[..., :1], top[..., -1:], out=pairs[..., :1])
+        top = pairs
+    return top
+
+
+def _attention_and_saved(query, key, value, bias, scale, needs):
+    """``softmax(q k^T * scale + bias) @ v`` and what its backward needs: the operations
+    of ``attention_weights`` (chapter 15) in the same order, so the same values, with
+    the row maximum of ``_row_max``."""
+    from ..nn._functions.attention import _dense
+    q, k, v = _dense(query), _dense(key), _dense(value)
+    scores = np.matmul(q * q.dtype.type(scale), np.swapaxes(k, -1, -2))
+    if bias is not None:
+        scores += bias
+    top = _row_max(scores)
+    if bias is not None:
+        top[~np.isfinite(top)] = 0
+    np.subtract(scores, top, out=scores)
+    np.exp(scores, out=scores)
+    total = scores.sum(axis=-1, keepdims=True)
+    if bias is not None:
+        total[total == 0] = 1
+    scores /= total
+    saved = (q, k, v, scores, scale, needs, query.shape, key.shape, value.shape)
+    return np.matmul(scores, v), saved
+
+
+def _attention_backward(saved, grad):
+    """The gradients of query, key and value from ``_attention_and_saved``'s context: the
+    operations of ``ScaledDotProductAttention.backward_on_arrays`` without dropout or
+    grouped heads, on the dense arrays the forward already made."""
+    from ..nn._functions.attention import _dense, _fit
+    if not isinstance(saved, tuple):        # attention's own context: its own backward
+        return _call(aten.lookup("scaled_dot_product_attention").backward,
+                     (saved, Tensor._wrap(grad)))
+    q, k, v, weights, scale, needs, q_shape, k_shape, v_shape = saved
+    need_q, need_k, need_v = (tuple(needs) + (True,) * 3)[:3]
+    grad = _dense(grad)
+    grad_q = grad_k = grad_v = None
+    if need_v:
+        grad_v = _fit(np.matmul(np.swapaxes(weights, -1, -2), grad), v_shape)
+    if need_q or need_k:
+        d = np.matmul(grad, np.swapaxes(v, -1, -2))
+        d -= (d * weights).sum(axis=-1, keepdims=True)
+        d *= weights
+        d *= d.dtype.type(scale)
+        if need_q:
+            grad_q = _fit(np.matmul(d, k), q_shape)
+        if need_k:
+            grad_k = _fit(np.matmul(np.swapaxes(d, -1, -2), q), k_shape)
+    return grad_q, grad_k, grad_v, None, None, None, None
 
 
 def _call(op, args, **kwargs):
