@@ -258,7 +258,8 @@ class _Writer:
         """A numpy expression for the node, or None (then minitorch's op is called)."""
         if node.target is operator.getitem:
             return f"{self.expr(node.args[0])}[{node.args[1]!r}]"
-        special = self._gelu(node) or self._attention(node)
+        special = self._gelu(node) or self._attention(node) or \
+            self._embedding_backward(node)
         if special is not None:
             return special
         name = _op_name(node) or (node.target.__name__ if isinstance(node.target, aten.MethodOp)
@@ -340,6 +341,18 @@ class _Writer:
                 "scaled_dot_product_attention" and _attention_saved_by_us(node.args[0]):
             self.globals["attention_backward"] = _attention_backward
             return f"attention_backward({self.expr(node.args[0])}, {self.expr(node.args[1])})"
+        return None
+
+    def _embedding_backward(self, node):
+        """An embedding's gradient for its table: each row's incoming gradients summed by
+        sorting them by index (``embedding_rows_backward``), not ``np.add.at``, which
+        numpy runs element by element."""
+        target = node.target
+        if type(target) is aten.OpBackward and target.op.__name__ == "embedding" and \
+                len(node.args) == 2 and _is_float_tensor(_val(node.args[1])):
+            self.globals["embedding_rows_backward"] = _embedding_rows_backward
+            return f"embedding_rows_backward({self.expr(node.args[0])}, " \
+                f"{self.expr(node.args[1])})"
         return None
 
     def _into(self, node, a, like):
@@ -568,6 +581,28 @@ def _attention_backward(saved, grad):
         if need_k:
             grad_k = _fit(np.matmul(np.swapaxes(d, -1, -2), q), k_shape)
     return grad_q, grad_k, grad_v, None, None, None, None
+
+
+def _embedding_rows_backward(ctx, grad):
+    """``Embedding.backward_on_arrays`` (chapter 11) with the rows summed by index through
+    a sort and ``np.add.reduceat``: the same sums, added in another order (the
+    forward has checked that every index is a row)."""
+    from ..nn._functions.normalization import _row_scale
+    indices, = ctx.saved_arrays
+    flat = indices.ravel()
+    row_shape = grad.shape[indices.ndim:]
+    table = np.zeros((ctx.n_rows, int(np.prod(row_shape))), dtype=grad.dtype)
+    if flat.size:
+        order = np.argsort(flat, kind="stable")
+        ordered = flat[order]
+        starts = np.flatnonzero(np.concatenate(([True], ordered[1:] != ordered[:-1])))
+        rows = grad.reshape((flat.size, -1))[order]
+        table[ordered[starts]] = np.add.reduceat(rows, starts, axis=0)
+    table = table.reshape((ctx.n_rows,) + row_shape)
+    scale = _row_scale(indices, ctx.n_rows, ctx.padding_idx, ctx.by_freq, grad.dtype)
+    if scale is not None:
+        table *= scale.reshape((-1,) + (1,) * (table.ndim - 1))
+    return table, None, None, None
 
 
 def _call(op, args, **kwargs):
