@@ -330,7 +330,8 @@ class _Writer:
         """Scaled dot-product attention without dropout or grouped heads: the backend's
         own kernels (``attention_and_saved``, ``attention_backward``), whose context is
         the dense query, key and value and the weights, so that the backward copies
-        nothing again, and whose row maximum takes halves (the same values, faster)."""
+        nothing again, and whose row reductions are faster on short rows (maximum by
+        halves, sums by ``np.einsum``)."""
         target = node.target
         if type(target) is aten.WithCtx and _plain_attention(node):
             self.globals["attention_and_saved"] = _attention_and_saved
@@ -537,8 +538,8 @@ def _row_max(scores):
 
 def _attention_and_saved(query, key, value, bias, scale, needs):
     """``softmax(q k^T * scale + bias) @ v`` and what its backward needs: the operations
-    of ``attention_weights`` (chapter 15) in the same order, so the same values, with
-    the row maximum of ``_row_max``."""
+    of ``attention_weights`` (chapter 15), with the row maximum of ``_row_max`` and the
+    row sums of ``np.einsum`` (the same sums, added in another order)."""
     from ..nn._functions.attention import _dense
     q, k, v = _dense(query), _dense(key), _dense(value)
     scores = np.matmul(q * q.dtype.type(scale), np.swapaxes(k, -1, -2))
@@ -549,7 +550,7 @@ def _attention_and_saved(query, key, value, bias, scale, needs):
         top[~np.isfinite(top)] = 0
     np.subtract(scores, top, out=scores)
     np.exp(scores, out=scores)
-    total = scores.sum(axis=-1, keepdims=True)
+    total = np.einsum("...j->...", scores)[..., None]     # faster than .sum(-1) on short rows
     if bias is not None:
         total[total == 0] = 1
     scores /= total
@@ -560,7 +561,8 @@ def _attention_and_saved(query, key, value, bias, scale, needs):
 def _attention_backward(saved, grad):
     """The gradients of query, key and value from ``_attention_and_saved``'s context: the
     operations of ``ScaledDotProductAttention.backward_on_arrays`` without dropout or
-    grouped heads, on the dense arrays the forward already made."""
+    grouped heads, on the dense arrays the forward already made, the rows' dot products
+    by ``np.einsum``."""
     from ..nn._functions.attention import _dense, _fit
     if not isinstance(saved, tuple):        # attention's own context: its own backward
         return _call(aten.lookup("scaled_dot_product_attention").backward,
@@ -573,7 +575,7 @@ def _attention_backward(saved, grad):
         grad_v = _fit(np.matmul(np.swapaxes(weights, -1, -2), grad), v_shape)
     if need_q or need_k:
         d = np.matmul(grad, np.swapaxes(v, -1, -2))
-        d -= (d * weights).sum(axis=-1, keepdims=True)
+        d -= np.einsum("...j,...j->...", d, weights)[..., None]     # rows' dot products
         d *= weights
         d *= d.dtype.type(scale)
         if need_q:

@@ -1,7 +1,8 @@
 """minitorch's numpy backend (chapter 21) computes scaled dot-product attention with its
 own kernels: the forward keeps the dense query, key and value and the weights for the
-backward (which then copies nothing again), and takes each row's maximum by halves.
-Values and gradients stay eager minitorch's, bit for bit."""
+backward (which then copies nothing again), takes each row's maximum by halves and
+its sums with einsum.  Values and gradients are eager minitorch's up to the order of
+those additions."""
 
 import numpy as np
 import pytest
@@ -43,7 +44,9 @@ def test_attention_runs_the_backends_kernels_with_eagers_values(key_needs_grad):
     forward, backward = output_code(2)
     assert "attention_and_saved(" in forward and "attention_backward(" in backward
     for eager, compiled in zip(*results):
-        assert (eager is None and compiled is None) or np.array_equal(eager, compiled)
+        assert (eager is None) == (compiled is None)
+        if eager is not None:
+            np.testing.assert_allclose(compiled, eager, rtol=1e-5, atol=1e-6)
 
 
 @pytest.mark.parametrize("n", [1, 2, 5, 7, 64])
@@ -68,4 +71,4 @@ def test_a_backward_compiled_alone_gets_attentions_own_context():
     eager, q.grad = q.grad.numpy().copy(), None
     aot_function(f, nop, compile_graph)(q).backward()
     assert "attention_backward(" in output_code(1)[0]
-    assert np.array_equal(q.grad.numpy(), eager)
+    np.testing.assert_allclose(q.grad.numpy(), eager, rtol=1e-5, atol=1e-6)
