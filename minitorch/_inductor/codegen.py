@@ -187,6 +187,7 @@ class _Writer:
         for i, node in enumerate(self.nodes):
             for a in node.all_input_nodes:
                 self.last_use[a] = i
+        self._copies_into_cats()
         for node in self.nodes:
             if node.op == "placeholder":
                 params.append(node.name)
@@ -219,6 +220,23 @@ class _Writer:
         body = "\n".join("    " + line for line in self.lines)
         kernels = "".join(k + "\n\n" for k in self.kernels)
         return f"{kernels}def call(args):\n{body}\n", self.globals
+
+    def _copies_into_cats(self):
+        """A ``cat`` along the last dim whose parts are each ``view(clone(x))``, read by
+        nothing else (attention's q, k, v gradients, heads merged back): each ``x`` is
+        copied once, straight into its place in the result (``cat_last``), instead of
+        into a clone and then again into the result."""
+        self.cat_parts = {}
+        for node in self.nodes:
+            parts = _cat_sources(node)
+            if parts is None:
+                continue
+            self.cat_parts[node] = parts
+            index = self.nodes.index(node)
+            for view in node.args[1:]:
+                self.done.update((view, view.args[0]))      # written by the cat
+            for source in parts:
+                self.last_use[source] = max(self.last_use[source], index)
 
     def _free_after(self, i, node):
         """``del`` the values whose last reader was just written (the chain it started
@@ -258,6 +276,11 @@ class _Writer:
         """A numpy expression for the node, or None (then minitorch's op is called)."""
         if node.target is operator.getitem:
             return f"{self.expr(node.args[0])}[{node.args[1]!r}]"
+        if node in self.cat_parts:
+            self.globals["cat_last"] = _cat_last
+            parts = self.cat_parts[node]
+            trailing = tuple(_val(parts[0]).shape)[_val(node).ndim - 1:]
+            return f"cat_last([{', '.join(self.expr(x) for x in parts)}], {trailing!r})"
         special = self._gelu(node) or self._attention(node) or \
             self._embedding_backward(node)
         if special is not None:
@@ -605,6 +628,43 @@ def _embedding_rows_backward(ctx, grad):
     if scale is not None:
         table *= scale.reshape((-1,) + (1,) * (table.ndim - 1))
     return table, None, None, None
+
+
+def _cat_sources(node):
+    """For a ``cat`` along the last dim of ``view(clone(x))`` parts (each read only by
+    the cat, each ``x`` the part with its last dim split, all of one shape and float
+    dtype): the ``x``; otherwise None."""
+    if _op_name(node) != "cat" or not _is_float_tensor(_val(node)):
+        return None
+    out = _val(node)._data
+    dim, views = node.args[0], node.args[1:]
+    if dim % out.ndim != out.ndim - 1 or len(set(views)) != len(views) or not views:
+        return None
+    sources = []
+    for view in views:
+        clone = view.args[0] if _op_name(view) == "view" else None
+        if clone is None or _op_name(clone) != "clone" or len(view.users) != 1 or \
+                len(clone.users) != 1 or len(clone.args) != 1:
+            return None
+        x, v = _val(clone.args[0]), _val(view)._data
+        if not _is_float_tensor(x) or x._data.dtype != out.dtype or \
+                x._data.shape[:out.ndim - 1] != v.shape[:-1] or \
+                int(np.prod(x._data.shape[out.ndim - 1:])) != v.shape[-1]:
+            return None
+        sources.append(clone.args[0])
+    if len({_val(x)._data.shape for x in sources}) != 1:
+        return None
+    return sources
+
+
+def _cat_last(parts, trailing):
+    """The parts (each ``lead + trailing``) side by side along a last dim of
+    ``len(parts) * prod(trailing)``: each copied once into its place."""
+    lead = parts[0].shape[:parts[0].ndim - len(trailing)]
+    out = np.empty(lead + (len(parts),) + tuple(trailing), dtype=parts[0].dtype)
+    for i, part in enumerate(parts):
+        out[(slice(None),) * len(lead) + (i,)] = part
+    return out.reshape(lead + (-1,))
 
 
 def _call(op, args, **kwargs):

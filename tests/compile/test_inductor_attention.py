@@ -72,3 +72,31 @@ def test_a_backward_compiled_alone_gets_attentions_own_context():
     aot_function(f, nop, compile_graph)(q).backward()
     assert "attention_backward(" in output_code(1)[0]
     np.testing.assert_allclose(q.grad.numpy(), eager, rtol=1e-5, atol=1e-6)
+
+
+def test_the_heads_gradients_are_copied_once_into_the_projections_gradient():
+    # q, k, v split from one projection: their gradients, heads merged back, are
+    # concatenated; each is copied once, into its place (cat_last), not cloned first.
+    minitorch.manual_seed(0)
+    w = minitorch.randn(8, 24, requires_grad=True)
+    x = minitorch.randn(3, 5, 8)
+
+    def f(x, w):
+        qkv = x @ w
+        q, k, v = [t.view(3, 5, 2, 4).transpose(1, 2) for t in qkv.split(8, dim=2)]
+        return F.scaled_dot_product_attention(q, k, v, is_causal=True).pow(2).sum()
+    f(x, w).backward()
+    eager, w.grad = w.grad.numpy().copy(), None
+    minitorch.compile(f)(x, w).backward()
+    backward = output_code(1)[0]
+    assert "cat_last(" in backward and "np.concatenate" not in backward
+    assert ".copy()" not in backward
+    np.testing.assert_allclose(w.grad.numpy(), eager, rtol=1e-5, atol=1e-6)
+
+
+def test_cat_last_is_numpys_concatenate_of_the_merged_parts():
+    from minitorch._inductor.codegen import _cat_last
+    rng = np.random.default_rng(0)
+    parts = [np.swapaxes(rng.standard_normal((2, 4, 3, 5)), 1, 2) for _ in range(3)]
+    merged = [p.reshape(2, 3, 20) for p in parts]
+    assert np.array_equal(_cat_last(parts, (4, 5)), np.concatenate(merged, axis=2))
