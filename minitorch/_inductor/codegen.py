@@ -8,6 +8,9 @@
   ``a.reshape(...)``, ``np.add(a, b)``), any other op a call of minitorch's own op
   (``_call``), its arguments wrapped as tensors: the generated code never needs
   to know every op;
+* a few ops that a GPT spends its time in get the backend's own numpy functions
+  instead (GELU with its slope, attention, an embedding's gradient, a ``cat`` of
+  copies): they do the same work with fewer passes over memory;
 * an elementwise op writes into one of its inputs when that input is a buffer this
   code made and nothing reads afterwards (``_Storage`` tracks who may still read
   a buffer, views included): a chain of them then needs no new memory at all;
