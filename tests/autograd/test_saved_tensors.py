@@ -92,6 +92,21 @@ def test_a_modified_leaf_is_named_by_its_shape_only():
         s.grad_fn._saved_other
 
 
+@pytest.mark.task("5.2")
+def test_a_modified_saved_output_is_named_by_the_node_that_saved_it():
+    # A saved output is named after the node that made and saved it (Exp here), not after
+    # whatever grad_fn the tensor has now (Add, once add_ has rebased it).
+    x = minitorch.ones(2, requires_grad=True)
+    y = x.exp()                     # ExpBackward0 saves its output y
+    y.add_(1)
+    exp_node = y.grad_fn.next_functions[0][0]
+    # (the message as PyTorch 2.13 words it, up to its hint)
+    with pytest.raises(RuntimeError, match=r"inplace operation: \[torch\.FloatTensor \[2\]\], "
+                       r"which is output 0 of Exp, is at version 1; expected version 0 "
+                       r"instead"):
+        exp_node._saved_result
+
+
 @pytest.mark.task("5.3")
 def test_modification_of_unsaved_tensor_is_fine():
     p = minitorch.ones(2, requires_grad=True)
