@@ -114,7 +114,13 @@ def count_dependencies(root):
 
 
 def execute(task):
-    """Run the ready nodes, most urgent first, until none is left."""
+    """Run the ready nodes, most urgent first, until none is left.
+
+    A node without hooks never reaches the hook functions of task 5.4: only a node
+    whose ``_hooked`` is set goes through ``call_pre_hooks`` (an AccumulateGrad's is
+    set too when its leaf has hooks), and only one with ``_post_hooks`` through
+    ``call_post_hooks``.  So a graph without hooks runs while 5.4 is still a stub.
+    """
     ### BEGIN SOLUTION 4.2
     ready, buffers, targets = task.ready, task.buffers, task.targets
     while ready:
@@ -361,7 +367,9 @@ def _recount(dependencies, needed):
 def call_pre_hooks(node, grads, owned, task):
     """Before a node runs: its tensors' hooks and ``retain_grad``, then the node's pre-hooks.
 
-    A gradient a hook has seen may be kept by it, so the engine no longer owns it.
+    Returns the gradients the node then runs with: ``grads`` itself, or a new list where
+    a hook replaced some.  A gradient a hook has seen may be kept by it, so the engine
+    no longer owns it: ``owned`` is updated in place (set False), not returned.
     """
     ### BEGIN SOLUTION 5.4
     grads = call_tensor_pre_hooks(node, grads, owned, task)
@@ -376,7 +384,10 @@ def call_pre_hooks(node, grads, owned, task):
 
 def call_tensor_pre_hooks(node, grads, owned, task):
     """The hooks registered with ``Tensor.register_hook`` on this node's outputs (called
-    with None for an output that got no gradient), then the ``retain_grad`` ones."""
+    with None for an output that got no gradient), then the ``retain_grad`` ones.
+
+    Returns the gradients, as ``call_pre_hooks`` does (``grads`` itself, or a new list
+    where a hook replaced some), and updates ``owned`` in place."""
     ### BEGIN SOLUTION 5.4
     for nr, hooks in node._tensor_hooks():
         for hook in list(hooks.values()):
@@ -395,7 +406,10 @@ def call_tensor_pre_hooks(node, grads, owned, task):
 
 
 def call_post_hooks(node, results, grads):
-    """After a node ran: its hooks see both sides and may replace the results."""
+    """After a node ran: its hooks see both sides and may replace the results.
+
+    Returns the results to send on: ``results`` itself, or what a hook returned instead
+    (checked).  The engine owns none of them afterwards (a hook may have kept any)."""
     ### BEGIN SOLUTION 5.4
     for hook in list((node._post_hooks or {}).values()):
         replaced = hook(tuple(results), tuple(grads))
