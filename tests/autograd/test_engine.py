@@ -309,7 +309,7 @@ def test_ready_nodes_run_leaves_first_then_latest_created(monkeypatch, combine):
     ran = []
     for node in _nodes_below(out.grad_fn):
         if not isinstance(node, minitorch.autograd.graph.AccumulateGrad):
-            node._run_backward = _logged(node._run_backward, node.name(), ran)
+            _log_runs(node, ran)
     stash = minitorch.autograd.engine.GraphTask.stash_leaf_gradient
 
     def logged_stash(task, node, grad, owned):
@@ -335,12 +335,24 @@ def _nodes_below(root):
     return seen
 
 
-def _logged(run_backward, name, ran):
-    """``run_backward`` that first notes ``name`` in ``ran``."""
-    def run(grads, owned):
-        ran.append(name)
-        return run_backward(grads, owned)
-    return run
+def _log_runs(node, ran):
+    """Note ``node``'s name in ``ran`` each time it runs, whether the engine calls its
+    ``_run_backward`` or its ``_apply`` (once per run: the first calls the second)."""
+    running = []
+
+    def logged(method):
+        def run(*args):
+            if not running:
+                ran.append(node.name())
+            running.append(True)
+            try:
+                return method(*args)
+            finally:
+                running.pop()
+        return run
+
+    node._run_backward = logged(node._run_backward)
+    node._apply = logged(node._apply)
 
 
 def test_multiple_roots():
