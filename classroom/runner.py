@@ -261,14 +261,28 @@ def pytest_command(report, skip, test_paths, task_ids, options, workdir):
 def child_environment(workdir, scratch):
     """The parent's environment without anything that could change how the tests
     run (PYTHONPATH, PYTEST_ADDOPTS, hypothesis profiles, coverage start-up), with
-    the graded folder first on the import path and one BLAS thread."""
+    the graded folder first on the import path and one BLAS thread.  The start-up
+    hooks of the parent's PYTHONPATH stay, after the graded folder (see
+    ``startup_hook_folders``)."""
     dropped = ("PYTHON", "PYTEST_", "HYPOTHESIS_", "COVERAGE_")
     env = {k: v for k, v in os.environ.items() if not k.startswith(dropped)}
-    env.update(PYTHONPATH=str(workdir), PYTHONHASHSEED="0",
+    path = os.pathsep.join([str(workdir), *startup_hook_folders()])
+    env.update(PYTHONPATH=path, PYTHONHASHSEED="0",
                PYTHONUTF8="1", HYPOTHESIS_STORAGE_DIRECTORY=str(scratch / "hypothesis"),
                OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1", MKL_NUM_THREADS="1",
                MPLBACKEND="Agg")
     return env
+
+
+def startup_hook_folders(pythonpath=None):
+    """The folders of ``pythonpath`` (default: this process's PYTHONPATH) that hold a
+    ``sitecustomize.py``: start-up hooks someone put on the path on purpose, such as the
+    book's perturbation mode (``make test PERTURB=ulp`` puts scripts/perturb there), which
+    must reach the tests that check and grade run, or they would run without it."""
+    if pythonpath is None:
+        pythonpath = os.environ.get("PYTHONPATH", "")
+    return [os.path.abspath(folder) for folder in pythonpath.split(os.pathsep)
+            if folder and os.path.isfile(os.path.join(folder, "sitecustomize.py"))]
 
 
 def _spawn(workdir, scratch, report, skip, test_paths, task_ids, options, timeout):

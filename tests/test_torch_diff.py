@@ -4,6 +4,8 @@ PyTorch is never installed next to the book, so these tests check the parts that
 need it: how a cell is rewritten, how outputs are made comparable, and, on a made-up
 notebook that does not import anything, how cells are run, compared and counted."""
 
+import ast
+
 import nbformat
 import pytest
 
@@ -107,3 +109,33 @@ def test_run_notebook_runs_compares_and_counts(tmp_path):
     text = td.report([result])
     assert "| made_up.ipynb | 6 | 2 | 1 | 1 | 1 | 1 |" in text
     assert "cell 2, differs" in text and "cell 3, explained" in text
+
+
+def _skipped_helpers_called(notebook):
+    """Cells that torch-diff runs but that call a function only a skipped cell defines
+    (`show_source`, say): under PyTorch such a cell raises NameError."""
+    only_skipped, run = set(), []
+    for index, cell in enumerate(notebook.cells):
+        if cell.cell_type != "code":
+            continue
+        try:
+            tree = ast.parse(td.to_torch(cell.source))
+        except SyntaxError:          # IPython magics: no helpers defined or called there
+            continue
+        defined = {n.name for n in tree.body if isinstance(n, ast.FunctionDef)}
+        if td.SKIP_TAG in cell.metadata.get("tags", []):
+            only_skipped |= defined
+        else:
+            run.append((index, tree, defined))
+    helpers = only_skipped - set().union(*(defined for _, _, defined in run))
+    return [(index, node.func.id) for index, tree, _ in run for node in ast.walk(tree)
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
+            and node.func.id in helpers]
+
+
+@pytest.mark.parametrize("path", td.default_notebooks(), ids=lambda p: p.stem)
+def test_no_run_cell_calls_a_helper_defined_only_in_skipped_cells(path):
+    notebook = nbformat.read(path, as_version=4)
+    assert _skipped_helpers_called(notebook) == [], (
+        f"{path.name}: these cells call a function that only a `{td.SKIP_TAG}` cell "
+        "defines; tag them `torch-diff-skip` too")

@@ -90,3 +90,33 @@ def test_a_looping_task_costs_two_time_limits_and_a_waiting_thread_costs_nothing
     later = [r.message for n, r in run.results.items() if n.endswith(("[2]", "[3]"))]
     assert all("not run: earlier tests of task 9.1 ran out of time" in m for m in later)
     assert took < 30, f"the run took {took:.0f} s"
+
+
+HOOKED_TESTS = textwrap.dedent('''
+    import os
+
+    import pytest
+
+
+    @pytest.mark.task("9.1")
+    def test_the_start_up_hook_ran():
+        assert os.environ.get("STARTUP_HOOK_RAN") == "yes"
+''')
+
+
+def test_a_start_up_hook_on_the_parents_path_reaches_the_tests(tmp_path, monkeypatch):
+    """`make test PERTURB=ulp` puts scripts/perturb (a sitecustomize.py) on PYTHONPATH:
+    check and grade run their tests with it, while the rest of PYTHONPATH is dropped."""
+    course = tmp_path / "course"
+    course.mkdir()
+    limits_course(course, HOOKED_TESTS)
+    hook, other = tmp_path / "hook", tmp_path / "other"
+    hook.mkdir()
+    other.mkdir()
+    (hook / "sitecustomize.py").write_text(
+        "import os\nos.environ['STARTUP_HOOK_RAN'] = 'yes'\n")
+    monkeypatch.setenv("PYTHONPATH", f"{other}:{hook}")
+    assert runner.startup_hook_folders() == [str(hook)]
+    options = runner.RunOptions(package=None, test_timeout=30, run_timeout=120)
+    run = runner.run_tests(course, ["tests/test_limits.py"], ["9.1"], options)
+    assert [r.kind for r in run.results.values()] == ["passed"]
