@@ -454,9 +454,9 @@ From a notebook cell: `from classroom import check; check("{marker}")`.
 Each task gets one line: `pass`, `not done`, `waiting` (your code passes, but a task above
 it is not done yet), or `FAIL` with the first failing test in plain words, followed by
 what that test compared (the expected and the actual values). `check -v` adds pytest's
-whole report, every traceback and every diff in full. The tests are in `tests/`; read them when a
-message is not enough. Grading runs the instructor's copy of these tests, and some more:
-passing `check` is a very good sign, not a promise.
+whole report, every traceback and every diff in full. The tests are in `tests/`; read
+them when a message is not enough. Grading runs the instructor's copy of these tests, and
+some more: passing `check` is a very good sign, not a promise.
 
 ## The other commands
 

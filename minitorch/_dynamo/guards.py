@@ -97,8 +97,7 @@ class Guards:
             name = self.names[i]
             if is_tensor:
                 if not isinstance(x, Tensor):
-                    return (f"expected type of '{name}' to be a tensor type, "
-                            f"but found {type(x)}")
+                    return f"expected type of '{name}' to be a tensor type, but found {type(x)}"
                 reason = self._tensor(name, x, a, b, c, self.dynamic.get(i, ()))
                 if reason:
                     return reason

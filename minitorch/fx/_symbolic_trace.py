@@ -262,11 +262,11 @@ class Tracer:
         ``name`` were already in use: take ``name`` from the graph's names first
         (``self.graph._create_name(name)``), so that the placeholder made next for
         ``name`` gets ``name_1`` (``concrete_args={"flag": True}`` gives ``def
-        forward(self, x, flag_1)``). Its target is its node name,
-        its args ``(None,)`` when the value is None, else ``()``. A None value is checked by a call of ``_assert_is_none``, a
-        bool, int, float or str by ``_assert`` of ``placeholder == value``, each with
-        the message "<name> has been specialized to have value <value> but got
-        another value". Returns the value."""
+        forward(self, x, flag_1)``). Its target is its node name, its args ``(None,)``
+        when the value is None, else ``()``. A None value is checked by a call of
+        ``_assert_is_none``, a bool, int, float or str by ``_assert`` of ``placeholder
+        == value``, each with the message "<name> has been specialized to have value
+        <value> but got another value". Returns the value."""
         ### BEGIN SOLUTION 18.2
         self.graph._create_name(name)
         message = f"{name} has been specialized to have value {value} but got another value"

@@ -489,9 +489,9 @@ class _CodeWriter:
     def _expr(self, arg):
         """Source for an argument: a node by its name; a tuple as ``(a, b)``, with a
         comma after a single item, tuple subclasses included except namedtuples (a
-        ``minitorch.Size([4, 3])`` is written ``(4, 3)``, as PyTorch writes it); a list as ``[a, b]``; a dict as
-        ``{'k': a}`` (keys by ``repr``); a slice as ``slice(start, stop, step)``;
-        anything else by ``_literal``."""
+        ``minitorch.Size([4, 3])`` is written ``(4, 3)``, as PyTorch writes it); a list
+        as ``[a, b]``; a dict as ``{'k': a}`` (keys by ``repr``); a slice as
+        ``slice(start, stop, step)``; anything else by ``_literal``."""
         ### BEGIN SOLUTION 18.1
         if isinstance(arg, Node):
             return arg.name
