@@ -36,7 +36,7 @@ import sys
 import tempfile
 
 from classroom import (reach, regions as regions_mod, release as release_mod, runner,
-                       student_check, workflow, workspace)
+                       student_check, try_alternatives, workflow, workspace)
 from classroom.course import CourseError, toml_files
 from classroom.grade import Grader, Job, points
 from classroom.runner import score
@@ -151,7 +151,8 @@ def selfcheck(course, jobs=1, say=print, task_ids=(), mutants=MUTANTS_IN_SELFCHE
     with tempfile.TemporaryDirectory(prefix="classroom-selfcheck-") as scratch:
         scratch = pathlib.Path(scratch)
         try:
-            grader = Grader(course, tasks, scratch / "grading")
+            grader = Grader(course, try_alternatives.with_later_tasks(course, tasks),
+                            scratch / "grading")
         except CourseError as error:
             note(False, str(error))
             return findings
@@ -402,7 +403,6 @@ def planned_runs(course, grader, grouped, scratch, note, chosen=None, environmen
             continue
         runs.append(grading_run(grader, label, Job(course.root, (task,)),
                                 _replacing(region, body), _loses_points))
-    from classroom import try_alternatives      # other correct answers: full marks
     runs += try_alternatives.runs(course, grader, grouped, note, chosen)
     return runs
 

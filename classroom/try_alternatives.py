@@ -18,9 +18,17 @@ each by the function (or method) it is the body of::
 
 A body of ``"stub"`` is the student's stub (it raises ``TaskNotDone``): a helper the
 alternative never calls.  A function that holds several regions of the task (around a
-given line) takes a list of bodies, one per region.  ``selfcheck`` grades each alternative with its task's tests
-(hidden ones included) and fails unless it scores full marks; ``python -m
-classroom.try_alternatives [TASK ...]`` does only that.
+given line) takes a list of bodies, one per region.
+
+An answer can be right for its own task and still cost a student points later: task
+4.2's tests run 4.1's recording on every backward pass.  So ``selfcheck`` grades each
+alternative with the tests (hidden ones included) of its task and of every later task
+of its assignment that runs the task's code (``needs`` in ``tasks.toml``, which
+selfcheck derives from what each test runs), in one run, and fails unless every one of
+them scores full marks.  The tasks of later assignments are left out: a later release
+ships the earlier assignments solved, so a student's answer is never graded with them;
+and a task of the assignment that does not need it runs none of its code.
+``python -m classroom.try_alternatives [TASK ...]`` does only that.
 """
 
 from __future__ import annotations
@@ -107,8 +115,9 @@ def edits(course, alternative, task_regions):
 
 
 def runs(course, grader, grouped, note, chosen):
-    """Selfcheck's runs: each alternative of a ``chosen`` task scores full marks; and
-    every build task has one."""
+    """Selfcheck's runs: each alternative of a ``chosen`` task scores full marks, and so
+    do the later tasks of ``grader.tasks`` that need it (``graded_with``); and every
+    build task has one."""
     from classroom.grade import Job
     try:
         found = load(course)
@@ -137,15 +146,39 @@ def runs(course, grader, grouped, note, chosen):
             bodies = dict(changes)         # one rewrite: line numbers are the solution's
             regions_mod.rewrite_regions(workdir, list(bodies), lambda r, old: bodies[r])
 
-        def judge(scores):
-            short = {i: f"{s.points:g}/{s.max_points:g} ({s.first_failure})"
+        def judge(scores, task_id=alternative.task):
+            short = {i: f"{s.points:g}/{s.max_points:g} ({s.failing_test}: "
+                        f"{s.first_failure})"
                      for i, s in scores.items() if s.points < s.max_points}
-            return not short, (f"loses points: {short}" if short else "full marks")
+            if not short:
+                return True, "full marks" + (" on every one" if len(scores) > 1 else "")
+            broken = sorted(set(short) - {task_id}, key=list(scores).index)
+            return False, ("loses points: " + str(short) + (
+                f" (it breaks the later task{'s' * (len(broken) > 1)} "
+                f"{', '.join(broken)} that build{'s' * (len(broken) == 1)} on it)"
+                if broken else ""))
 
-        task = course.task(alternative.task)
-        planned.append((label, lambda p=prepare, t=task: judge(
-            grader.run(Job(course.root, (t,)), prepare=p)[0])))
+        graded = graded_with(course.task(alternative.task), grader.tasks)
+        later = [t.id for t in graded[1:]]
+        if later:
+            label += f" (with the later tasks that run its code: {', '.join(later)})"
+        planned.append((label, lambda p=prepare, g=graded: judge(
+            grader.run(Job(course.root, g), prepare=p)[0])))
     return planned
+
+
+def graded_with(task, tasks):
+    """The tasks of ``tasks`` an alternative of ``task`` is graded with: ``task`` first,
+    then, in the syllabus' order, each later task of its assignment that needs it."""
+    return (task,) + tuple(t for t in tasks if t.assignment == task.assignment
+                           and task.id in t.depends_on)
+
+
+def with_later_tasks(course, chosen):
+    """``chosen`` and the tasks their alternatives are graded with, in the syllabus'
+    order: the tasks a grader for these runs must know."""
+    return tuple(t for t in course.tasks if t in chosen or any(
+        t in graded_with(c, course.tasks) for c in chosen))
 
 
 def main(argv=None):
@@ -168,7 +201,8 @@ def main(argv=None):
         print(f"{'ok  ' if ok else 'FAIL'}  {what}", flush=True)
 
     with tempfile.TemporaryDirectory(prefix="classroom-alternatives-") as scratch:
-        grader = Grader(course, chosen, pathlib.Path(scratch) / "grading")
+        grader = Grader(course, with_later_tasks(course, chosen),
+                        pathlib.Path(scratch) / "grading")
         run_all(runs(course, grader, grouped, note, chosen), args.jobs, note)
     return 0 if all(results) else 1
 

@@ -8,6 +8,9 @@
   ``a.reshape(...)``, ``np.add(a, b)``), any other op a call of minitorch's own op
   (``_call``), its arguments wrapped as tensors: the generated code never needs
   to know every op;
+* a few ops that a GPT spends its time in get the backend's own numpy functions
+  instead (GELU with its slope, attention, an embedding's gradient, a ``cat`` of
+  copies): they do the same work with fewer passes over memory;
 * an elementwise op writes into one of its inputs when that input is a buffer this
   code made and nothing reads afterwards (``_Storage`` tracks who may still read
   a buffer, views included): a chain of them then needs no new memory at all;
@@ -187,6 +190,7 @@ class _Writer:
         for i, node in enumerate(self.nodes):
             for a in node.all_input_nodes:
                 self.last_use[a] = i
+        self._copies_into_cats()
         for node in self.nodes:
             if node.op == "placeholder":
                 params.append(node.name)
@@ -219,6 +223,23 @@ class _Writer:
         body = "\n".join("    " + line for line in self.lines)
         kernels = "".join(k + "\n\n" for k in self.kernels)
         return f"{kernels}def call(args):\n{body}\n", self.globals
+
+    def _copies_into_cats(self):
+        """A ``cat`` along the last dim whose parts are each ``view(clone(x))``, read by
+        nothing else (attention's q, k, v gradients, heads merged back): each ``x`` is
+        copied once, straight into its place in the result (``cat_last``), instead of
+        into a clone and then again into the result."""
+        self.cat_parts = {}
+        for node in self.nodes:
+            parts = _cat_sources(node)
+            if parts is None:
+                continue
+            self.cat_parts[node] = parts
+            index = self.nodes.index(node)
+            for view in node.args[1:]:
+                self.done.update((view, view.args[0]))      # written by the cat
+            for source in parts:
+                self.last_use[source] = max(self.last_use[source], index)
 
     def _free_after(self, i, node):
         """``del`` the values whose last reader was just written (the chain it started
@@ -258,9 +279,15 @@ class _Writer:
         """A numpy expression for the node, or None (then minitorch's op is called)."""
         if node.target is operator.getitem:
             return f"{self.expr(node.args[0])}[{node.args[1]!r}]"
-        gelu = self._gelu(node)
-        if gelu is not None:
-            return gelu
+        if node in self.cat_parts:
+            self.globals["cat_last"] = _cat_last
+            parts = self.cat_parts[node]
+            trailing = tuple(_val(parts[0]).shape)[_val(node).ndim - 1:]
+            return f"cat_last([{', '.join(self.expr(x) for x in parts)}], {trailing!r})"
+        special = self._gelu(node) or self._attention(node) or \
+            self._embedding_backward(node)
+        if special is not None:
+            return special
         name = _op_name(node) or (node.target.__name__ if isinstance(node.target, aten.MethodOp)
                                   else None)
         val = _val(node)
@@ -325,6 +352,36 @@ class _Writer:
             return f"(np.multiply({self.expr(grad)}, {self.expr(node.args[0])}{into}), None)"
         return None
 
+    def _attention(self, node):
+        """Scaled dot-product attention without dropout or grouped heads: the backend's
+        own kernels (``attention_and_saved``, ``attention_backward``), whose context is
+        the dense query, key and value and the weights, so that the backward copies
+        nothing again, and whose row reductions are faster on short rows (maximum by
+        halves, sums by ``np.einsum``)."""
+        target = node.target
+        if type(target) is aten.WithCtx and _plain_attention(node):
+            self.globals["attention_and_saved"] = _attention_and_saved
+            q, k, v, bias, _, scale, _ = (self.expr(a) for a in node.args)
+            needs = tuple(node.kwargs.get("needs", ()))[:3]
+            return f"attention_and_saved({q}, {k}, {v}, {bias}, {scale}, {needs!r})"
+        if type(target) is aten.OpBackward and target.op.__name__ == \
+                "scaled_dot_product_attention" and _attention_saved_by_us(node.args[0]):
+            self.globals["attention_backward"] = _attention_backward
+            return f"attention_backward({self.expr(node.args[0])}, {self.expr(node.args[1])})"
+        return None
+
+    def _embedding_backward(self, node):
+        """An embedding's gradient for its table: each row's incoming gradients summed by
+        sorting them by index (``embedding_rows_backward``), not ``np.add.at``, which
+        numpy runs element by element."""
+        target = node.target
+        if type(target) is aten.OpBackward and target.op.__name__ == "embedding" and \
+                len(node.args) == 2 and _is_float_tensor(_val(node.args[1])):
+            self.globals["embedding_rows_backward"] = _embedding_rows_backward
+            return f"embedding_rows_backward({self.expr(node.args[0])}, " \
+                f"{self.expr(node.args[1])})"
+        return None
+
     def _into(self, node, a, like):
         """``, out=a`` when ``node`` may write its result into ``a``'s memory (a gradient
         that nothing reads afterwards): the same values, no new buffer."""
@@ -348,13 +405,12 @@ class _Writer:
     def _chain(self, i, node):
         """``node`` and the elementwise nodes after it that each overwrite the one before:
         one kernel."""
-        chain, index = [node], i
+        chain = [node]
         while True:
-            nxt = self._next_in_chain(chain[-1], index)
+            nxt = self._next_in_chain(chain[-1], i)
             if nxt is None:
                 break
             chain.append(nxt)
-            index = self.nodes.index(nxt)
         for n in chain:
             self.done.add(n)
         out = self.storage.writable_input(node, i)
@@ -363,7 +419,10 @@ class _Writer:
         else:
             self._kernel(chain, out)
 
-    def _next_in_chain(self, node, index):
+    def _next_in_chain(self, node, start):
+        """The node that continues the chain after ``node``, or None.  The kernel is
+        written where the chain starts (node ``start``), so each of its other inputs
+        must be computed before that."""
         users = list(node.users)
         if len(users) != 1 or not _elementwise(users[0]):
             return None
@@ -371,9 +430,9 @@ class _Writer:
         j = self.nodes.index(user)
         if self.storage.writable_input(user, j) is not node:
             return None
-        if any(n.op != "placeholder" and n not in self.done and n is not node and
-               self.nodes.index(n) > index for n in user.all_input_nodes if n is not node):
-            return None          # another input is computed between: keep the order
+        if any(n.op != "placeholder" and n not in self.done and self.nodes.index(n) > start
+               for n in user.all_input_nodes if n is not node):
+            return None          # another input is computed after the chain's start
         return user
 
     def _call_text(self, node, inputs, out):
@@ -460,6 +519,155 @@ def _gelu_slope_of(node):
     source = node.args[0]
     return type(source.target) is aten.WithCtx and source.target.op.__name__ == "gelu" \
         and source.args[1] == "none"
+
+
+def _plain_attention(node):
+    """Is ``node`` attention ``with_ctx`` on float arrays of one dtype, without dropout's
+    mask and with one key head per query head (what ``_attention_and_saved`` does)?"""
+    target = node.target
+    if type(target) is not aten.WithCtx or target.op.__name__ != \
+            "scaled_dot_product_attention" or len(node.args) != 7:
+        return False
+    q, k, v, bias, keep, _, groups = node.args
+    values = [_val(a) for a in (q, k, v)]
+    return keep is None and groups == 1 and all(_is_float_tensor(x) for x in values) and \
+        len({x._data.dtype for x in values}) == 1 and \
+        (bias is None or isinstance(bias, np.ndarray))
+
+
+def _attention_saved_by_us(node):
+    """Is ``node`` the context of an attention that ``_attention`` lowered (in this graph,
+    or saved by the forward graph: a placeholder whose traced value is attention's
+    autograd node, without dropout or grouped heads)?"""
+    if node.op == "placeholder":
+        ctx = _val(node)
+        return getattr(ctx, "keep", 0) is None and getattr(ctx, "groups", 0) == 1 and \
+            getattr(ctx, "weights", None) is not None and \
+            getattr(ctx, "weights").dtype.kind == "f"
+    return node.target is operator.getitem and _plain_attention(node.args[0])
+
+
+def _row_max(scores):
+    """The maximum of each row (last dim), kept as a column: the two halves of the rows
+    compared elementwise, again and again.  Exactly ``scores.max(-1, keepdims=True)``
+    (a maximum does not round), in a few wide passes instead of one reduction per row
+    of a few dozen numbers, which numpy does slowly."""
+    top = scores
+    while top.shape[-1] > 1:
+        half = top.shape[-1] // 2
+        pairs = np.maximum(top[..., :half], top[..., half:2 * half])
+        if top.shape[-1] % 2:
+            np.maximum(pairs[..., :1], top[..., -1:], out=pairs[..., :1])
+        top = pairs
+    return top
+
+
+def _attention_and_saved(query, key, value, bias, scale, needs):
+    """``softmax(q k^T * scale + bias) @ v`` and what its backward needs: the operations
+    of ``attention_weights`` (chapter 15), with the row maximum of ``_row_max`` and the
+    row sums of ``np.einsum`` (the same sums, added in another order)."""
+    from ..nn._functions.attention import _dense
+    q, k, v = _dense(query), _dense(key), _dense(value)
+    scores = np.matmul(q * q.dtype.type(scale), np.swapaxes(k, -1, -2))
+    if bias is not None:
+        scores += bias
+    top = _row_max(scores)
+    if bias is not None:
+        top[~np.isfinite(top)] = 0
+    np.subtract(scores, top, out=scores)
+    np.exp(scores, out=scores)
+    total = np.einsum("...j->...", scores)[..., None]     # faster than .sum(-1) on short rows
+    if bias is not None:
+        total[total == 0] = 1
+    scores /= total
+    saved = (q, k, v, scores, scale, needs, query.shape, key.shape, value.shape)
+    return np.matmul(scores, v), saved
+
+
+def _attention_backward(saved, grad):
+    """The gradients of query, key and value from ``_attention_and_saved``'s context: the
+    operations of ``ScaledDotProductAttention.backward_on_arrays`` without dropout or
+    grouped heads, on the dense arrays the forward already made, the rows' dot products
+    by ``np.einsum``."""
+    from ..nn._functions.attention import _dense, _fit
+    if not isinstance(saved, tuple):        # attention's own context: its own backward
+        return _call(aten.lookup("scaled_dot_product_attention").backward,
+                     (saved, Tensor._wrap(grad)))
+    q, k, v, weights, scale, needs, q_shape, k_shape, v_shape = saved
+    need_q, need_k, need_v = (tuple(needs) + (True,) * 3)[:3]
+    grad = _dense(grad)
+    grad_q = grad_k = grad_v = None
+    if need_v:
+        grad_v = _fit(np.matmul(np.swapaxes(weights, -1, -2), grad), v_shape)
+    if need_q or need_k:
+        d = np.matmul(grad, np.swapaxes(v, -1, -2))
+        d -= np.einsum("...j,...j->...", d, weights)[..., None]     # rows' dot products
+        d *= weights
+        d *= d.dtype.type(scale)
+        if need_q:
+            grad_q = _fit(np.matmul(d, k), q_shape)
+        if need_k:
+            grad_k = _fit(np.matmul(np.swapaxes(d, -1, -2), q), k_shape)
+    return grad_q, grad_k, grad_v, None, None, None, None
+
+
+def _embedding_rows_backward(ctx, grad):
+    """``Embedding.backward_on_arrays`` (chapter 11) with the rows summed by index through
+    a sort and ``np.add.reduceat``: the same sums, added in another order (the
+    forward has checked that every index is a row)."""
+    from ..nn._functions.normalization import _row_scale
+    indices, = ctx.saved_arrays
+    flat = indices.ravel()
+    row_shape = grad.shape[indices.ndim:]
+    table = np.zeros((ctx.n_rows, int(np.prod(row_shape))), dtype=grad.dtype)
+    if flat.size:
+        order = np.argsort(flat, kind="stable")
+        ordered = flat[order]
+        starts = np.flatnonzero(np.concatenate(([True], ordered[1:] != ordered[:-1])))
+        rows = grad.reshape((flat.size, -1))[order]
+        table[ordered[starts]] = np.add.reduceat(rows, starts, axis=0)
+    table = table.reshape((ctx.n_rows,) + row_shape)
+    scale = _row_scale(indices, ctx.n_rows, ctx.padding_idx, ctx.by_freq, grad.dtype)
+    if scale is not None:
+        table *= scale.reshape((-1,) + (1,) * (table.ndim - 1))
+    return table, None, None, None
+
+
+def _cat_sources(node):
+    """For a ``cat`` along the last dim of ``view(clone(x))`` parts (each read only by
+    the cat, each ``x`` the part with its last dim split, all of one shape and float
+    dtype): the ``x``; otherwise None."""
+    if _op_name(node) != "cat" or not _is_float_tensor(_val(node)):
+        return None
+    out = _val(node)._data
+    dim, views = node.args[0], node.args[1:]
+    if dim % out.ndim != out.ndim - 1 or len(set(views)) != len(views) or not views:
+        return None
+    sources = []
+    for view in views:
+        clone = view.args[0] if _op_name(view) == "view" else None
+        if clone is None or _op_name(clone) != "clone" or len(view.users) != 1 or \
+                len(clone.users) != 1 or len(clone.args) != 1:
+            return None
+        x, v = _val(clone.args[0]), _val(view)._data
+        if not _is_float_tensor(x) or x._data.dtype != out.dtype or \
+                x._data.shape[:out.ndim - 1] != v.shape[:-1] or \
+                int(np.prod(x._data.shape[out.ndim - 1:])) != v.shape[-1]:
+            return None
+        sources.append(clone.args[0])
+    if len({_val(x)._data.shape for x in sources}) != 1:
+        return None
+    return sources
+
+
+def _cat_last(parts, trailing):
+    """The parts (each ``lead + trailing``) side by side along a last dim of
+    ``len(parts) * prod(trailing)``: each copied once into its place."""
+    lead = parts[0].shape[:parts[0].ndim - len(trailing)]
+    out = np.empty(lead + (len(parts),) + tuple(trailing), dtype=parts[0].dtype)
+    for i, part in enumerate(parts):
+        out[(slice(None),) * len(lead) + (i,)] = part
+    return out.reshape(lead + (-1,))
 
 
 def _call(op, args, **kwargs):

@@ -289,3 +289,25 @@ def accumulate_grad(variable, grad, owned):
 def _recorded_copy(grad):
     """A copy of ``grad`` into new memory, recorded (as ``copy_``) when grad mode is on."""
     return grad.new_empty(grad.shape).copy_(grad)
+
+
+def clear_grad(variable, set_to_none):
+    """Empty ``variable.grad`` before the next backward: drop it (``set_to_none``, the
+    default of ``zero_grad``), or fill it with zeros.  Modules (chapter 7) and
+    optimizers (chapter 9) clear their parameters with it.
+
+    Zeros are written into the same tensor, so it must stop being part of a graph
+    first: a ``.grad`` made under ``create_graph=True`` has a ``grad_fn`` and is
+    detached in place; one that merely requires grad stops requiring it.
+    """
+    grad = variable.grad
+    if grad is None:
+        return
+    if set_to_none:
+        variable.grad = None
+        return
+    if grad.grad_fn is not None:
+        grad.detach_()
+    else:
+        grad.requires_grad_(False)
+    grad.zero_()

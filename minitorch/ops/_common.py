@@ -9,7 +9,8 @@ from .._tensor import Tensor
 from ..autograd import anomaly_mode, grad_mode
 from ..autograd.function import (BackwardCFunction, Function, as_outputs, describe_outputs,
                                  transform_apply,
-                                 edge_to, finish_unrecorded, link_into_graph, share_version_counter,
+                                 edge_to, finish_unrecorded, link_into_graph, needs_input_grad,
+                                 share_version_counter,
                                  save_and_mark_dirty, _fresh_memory, _pack_saved,
                                  _only_graph_inputs)
 from ..autograd.graph import NO_EDGE, _sequence
@@ -165,8 +166,7 @@ class BuiltinFunction(Function):
             ctx.needs_input_grad = _NEEDS_TWO[needs][needs_second]
             needs = needs or needs_second
         else:
-            ctx.needs_input_grad = tuple([isinstance(a, Tensor) and a._requires_grad
-                                          for a in args])
+            ctx.needs_input_grad = needs_input_grad(args)
             needs = True in ctx.needs_input_grad
         result = cls.forward(ctx, *args)                            # 2. forward
         if type(result) is np.ndarray:          # a new array: the usual result

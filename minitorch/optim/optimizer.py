@@ -24,6 +24,7 @@ import warnings
 from collections import defaultdict
 
 from .. import Tensor, enable_grad
+from ..autograd.graph import clear_grad
 
 __all__ = ["Optimizer", "required"]
 
@@ -154,17 +155,8 @@ class Optimizer:
         """Clear the gradients of every parameter: to None (default) or to zeros."""
         ### BEGIN SOLUTION 9.1
         for group in self.param_groups:
-            for p in group["params"]:
-                if p.grad is None:
-                    continue
-                if set_to_none:
-                    p.grad = None
-                else:
-                    if p.grad.grad_fn is not None:
-                        p.grad.detach_()
-                    else:
-                        p.grad.requires_grad_(False)
-                    p.grad.zero_()
+            for param in group["params"]:
+                clear_grad(param, set_to_none)
         ### END SOLUTION 9.1
 
     def step(self, closure=None):

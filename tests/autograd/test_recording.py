@@ -137,6 +137,22 @@ def test_a_result_that_is_not_floating_point_is_not_recorded():
 
 
 @pytest.mark.task("4.1")
+def test_only_the_outputs_marked_non_differentiable_and_integers_are_left_out():
+    # as a Function's forward that calls ctx.mark_non_differentiable(marked) records
+    # (torch.max(x, 0)'s indices): the other outputs stay outputs of the node
+    from minitorch.autograd.function import link_into_graph
+    x = leaf([1.0, 2.0])
+    node = type((x + 1).grad_fn)()          # a fresh node, linked by hand
+    kept, marked = minitorch.tensor([1.0]), minitorch.tensor([2.0])
+    counts = minitorch.tensor([3], dtype=minitorch.int64)
+    node._non_differentiable = (marked,)
+    link_into_graph(node, (x,), [kept, marked, counts])
+    assert kept.grad_fn is node and kept.requires_grad
+    assert marked.grad_fn is None and not marked.requires_grad
+    assert counts.grad_fn is None and not counts.requires_grad
+
+
+@pytest.mark.task("4.1")
 def test_the_graph_holds_no_outputs():
     """A node has edges to its inputs only: dropping the result frees the node."""
     import weakref

@@ -90,3 +90,22 @@ def test_each_fused_node_records_its_kernel_for_pictures():
     assert kernels == {"x": None, "w": None, "b": None, "mm": None, "add": "kernel0",
                        "mul_scalar": "kernel0", "exp": "kernel0", "tanh": "kernel0",
                        "output": None}
+
+
+def test_a_chain_stops_before_an_input_computed_after_its_start():
+    # (y * y).sum() with y returned too: the backward adds y's tangent and two products,
+    # and the second product is computed after the first add, so the kernel that starts
+    # at the first product cannot take in the second.
+    minitorch.manual_seed(0)
+    x, w = minitorch.randn(4, 3), minitorch.randn(3, 5, requires_grad=True)
+
+    def f(x, w):
+        y = x @ w
+        return (y * y).sum(), y
+    grads = []
+    for run in (f, minitorch.compile(f)):
+        w.grad = None
+        loss, y = run(x, w)
+        (loss + y.sum()).backward()
+        grads.append(w.grad.numpy().copy())
+    np.testing.assert_allclose(grads[1], grads[0], rtol=1e-5, atol=1e-6)

@@ -343,6 +343,18 @@ def test_zero_grad_sets_to_none_or_zeros():
     assert lin.weight.grad is None and lin.bias.grad is None
 
 
+@pytest.mark.task("8.1")
+def test_zero_grad_to_zeros_detaches_a_grad_made_with_create_graph():
+    # PyTorch 2.13: the same tensor, no grad_fn, no longer requiring grad, zeros
+    lin = nn.Linear(2, 1)
+    (lin(torch.ones(3, 2)) ** 2).sum().backward(create_graph=True)
+    grad = lin.weight.grad
+    assert grad.grad_fn is not None
+    lin.zero_grad(set_to_none=False)
+    assert lin.weight.grad is grad and grad.grad_fn is None and not grad.requires_grad
+    assert grad.tolist() == [[0.0, 0.0]]
+
+
 # ----- repr ------------------------------------------------------------------------------
 @pytest.mark.task("7.1")
 def test_repr_nested_sequential_matches_pytorch():

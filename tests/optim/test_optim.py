@@ -70,6 +70,18 @@ def test_zero_grad_set_to_none_and_zeros():
 
 
 @pytest.mark.task("9.1")
+def test_zero_grad_to_zeros_stops_a_grad_requiring_grad():
+    # PyTorch 2.13: the same tensor, zeros, requires_grad False (in every group)
+    p, q = nn.Parameter(torch.ones(2)), nn.Parameter(torch.ones(1))
+    opt = optim.SGD([{"params": [p]}, {"params": [q], "lr": 1.0}], lr=0.1)
+    p.grad, q.grad = torch.ones(2, requires_grad=True), torch.ones(1)
+    p_grad, q_grad = p.grad, q.grad
+    opt.zero_grad(set_to_none=False)
+    assert p.grad is p_grad and q.grad is q_grad and not p_grad.requires_grad
+    assert p.grad.tolist() == [0.0, 0.0] and q.grad.tolist() == [0.0]
+
+
+@pytest.mark.task("9.1")
 def test_param_groups_with_their_own_options():
     lin = nn.Linear(2, 2)
     opt = optim.SGD([{"params": [lin.weight]}, {"params": lin.bias, "lr": 1.0}], lr=0.1, momentum=0.9)

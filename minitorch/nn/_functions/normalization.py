@@ -226,11 +226,43 @@ class Embedding(BuiltinFunction):
 
 def _scatter_rows(grad, indices, n_rows, padding_idx, by_freq):
     table = np.zeros((n_rows,) + grad.shape[indices.ndim:], dtype=grad.dtype)
-    np.add.at(table, indices.ravel(), grad.reshape((indices.size,) + table.shape[1:]))
+    add_rows(table, indices.ravel(), grad.reshape((indices.size,) + table.shape[1:]))
     scale = _row_scale(indices, n_rows, padding_idx, by_freq, grad.dtype)
     if scale is not None:
         table *= scale.reshape((-1,) + (1,) * (table.ndim - 1))
     return table
+
+
+def add_rows(table, index, rows):
+    """``np.add.at(table, index, rows)``: ``rows[k]`` added into ``table[index[k]]``, in
+    the order of ``k``, with the same bits, but in rounds instead of one row at a time
+    (``np.add.at`` takes about 2 µs a row: 4 ms for a GPT batch's 2,048 tokens).
+
+    Round ``r`` adds the ``r``-th occurrence of every index that has one, all at once:
+    within a round no index repeats, so ``table[which] += ...`` is exact, and each row
+    of the table still receives its additions in their original order.  The rounds are
+    as many as the most repeated index has occurrences, so when one index takes up much
+    of ``index``, for narrow rows (``np.add.at`` is quick on those), or for a negative
+    index, ``np.add.at`` itself runs."""
+    if index.size == 0:
+        return
+    wide = rows.size >= _WIDE_ROW * index.size and index.min() >= 0
+    counts = np.bincount(index, minlength=len(table)) if wide else None
+    if counts is None or counts.max() * _ROUNDS_PER_ROW > index.size:
+        np.add.at(table, index, rows)
+        return
+    order = np.argsort(index, kind="stable")    # each index's occurrences, in order
+    which = np.flatnonzero(counts)              # the rows that receive something
+    left, first = counts[which], np.cumsum(counts)[which] - counts[which]
+    for r in range(int(left.max())):
+        if r:
+            more = left > r
+            which, left, first = which[more], left[more], first[more]
+        table[which] += rows[order[first + r]]
+
+
+_ROUNDS_PER_ROW = 8     # a round costs about as much as np.add.at's work on 8 wide rows
+_WIDE_ROW = 64          # elements in a row
 
 
 class EmbeddingDenseBackward(BuiltinFunction):

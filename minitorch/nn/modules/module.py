@@ -40,6 +40,7 @@ from collections.abc import Mapping
 from ..._dtype import dtype as _dtype
 from ..._tensor import Tensor
 from ...autograd.grad_mode import no_grad
+from ...autograd.graph import clear_grad
 from ...utils.hooks import RemovableHandle
 from ..parameter import Buffer, Parameter
 from ._backward_hook import BackwardHook
@@ -615,17 +616,7 @@ class Module:
     def zero_grad(self, set_to_none=True):
         """Reset the gradients of all parameters: to None (the default), or to zeros."""
         for p in self.parameters():
-            if p.grad is None:
-                continue
-            if set_to_none:
-                p.grad = None
-            else:
-                grad = p.grad
-                if grad.grad_fn is not None:
-                    grad.detach_()
-                else:
-                    grad.requires_grad_(False)
-                grad.zero_()
+            clear_grad(p, set_to_none)
 
     def _apply(self, fn):
         """Replace every parameter's and buffer's values by ``fn(tensor)``, children first.

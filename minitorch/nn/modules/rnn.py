@@ -541,8 +541,6 @@ class LSTMCell(RNNCellBase):
     def forward(self, input, hx=None):
         """One step: ``(h', c')`` from ``input`` (``(N, H_in)`` or ``(H_in)``) and ``hx =
         (h, c)`` (zeros when None), by ``_lstm_step``; unbatched in, unbatched out."""
-        ### BEGIN SOLUTION 16.1
         x, (h, c), batched = self._prepare(input, (None, None) if hx is None else tuple(hx))
         h, c = _lstm_step(self._part(x), (h, c), self.weight_hh, self.bias_hh)
         return (h, c) if batched else (h.squeeze(0), c.squeeze(0))
-        ### END SOLUTION 16.1
