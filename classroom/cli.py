@@ -46,7 +46,8 @@ def build_parser():
     check.add_argument("task_ids", nargs="*", metavar="TASK",
                        help="task ids (default: every task of this copy)")
     check.add_argument("-v", "--verbose", action="store_true",
-                       help="also print pytest's whole output (every failure's traceback)")
+                       help="also print pytest's whole output (every failure's traceback "
+                       "and its whole diff)")
 
     grade = commands.add_parser(
         "grade", help="grade a folder of submissions (or `grade merge` shards' CSV files)")

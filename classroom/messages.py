@@ -127,7 +127,7 @@ def describe_exception(error, traceback_entries=(), root=None):
         return str(leaf)
     text = str(leaf).strip()
     if isinstance(leaf, AssertionError):
-        lines = [line.strip() for line in _assertion_lines(text)]
+        lines = [line.strip() for line in _assertion_lines(text) if _says_something(line)]
         what = "a check failed" + (": " + " / ".join(lines[:2]) if lines else "")
     else:
         what = f"{type(leaf).__name__}: {text}" if text else type(leaf).__name__
@@ -138,6 +138,19 @@ def describe_exception(error, traceback_entries=(), root=None):
 
 MAX_DETAIL_LINES = 10
 MAX_DETAIL_WIDTH = 160
+# pytest's hints under a shortened diff: `check -v` shows the whole diff instead.
+_PYTEST_HINTS = re.compile(r"Use -v to get more diff|Full output truncated|"
+                           r"use '-vv' to show|Omitting \d+ identical items")
+
+
+_CHECK_V = "(shortened: `check -v` shows the whole diff)"
+
+
+def _says_something(line):
+    """False for the lines of pytest's diff that carry no text of their own (a bare
+    ``-``, ``+`` or ``?`` marker of a blank line) and for its hints about ``-v``."""
+    return bool(line.strip().strip("-+? ")) and not _PYTEST_HINTS.search(line)
+
 _NUMPY_VALUES = ("ACTUAL:", "DESIRED:", "x:", "y:")
 
 
@@ -200,6 +213,7 @@ def failure_details(error):
     if example is not None:
         lines.insert(0, f"falsifying example: {example}")
     lines = [re.sub(r"\b0x[0-9a-fA-F]{6,}\b", "0x...", line) for line in lines]
+    lines = [_CHECK_V if _PYTEST_HINTS.search(line) else line for line in lines]
     return [line if len(line) <= MAX_DETAIL_WIDTH else line[:MAX_DETAIL_WIDTH - 3] + "..."
             for line in lines[:MAX_DETAIL_LINES]]
 

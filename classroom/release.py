@@ -415,7 +415,7 @@ chapter, its notebook and the section that explains what the code has to do. (`T
 You need Python 3.10 or newer and `make`. In this folder:
 
 ```bash
-make setup-check     # about a minute: .venv with only what `check` needs
+make setup-check     # 1 to 3 minutes: .venv with only what `check` needs
 make check           # one line per task of this assignment
 ```
 
@@ -454,14 +454,15 @@ From a notebook cell: `from classroom import check; check("{marker}")`.
 Each task gets one line: `pass`, `not done`, `waiting` (your code passes, but a task above
 it is not done yet), or `FAIL` with the first failing test in plain words, followed by
 what that test compared (the expected and the actual values). `check -v` adds pytest's
-whole report, every traceback in full. The tests are in `tests/`; read them when a
-message is not enough. Grading runs the instructor's copy of these tests, and some more:
-passing `check` is a very good sign, not a promise.
+whole report, every traceback and every diff in full. The tests are in `tests/`; read
+them when a message is not enough. Grading runs the instructor's copy of these tests, and
+some more: passing `check` is a very good sign, not a promise.
 
 ## The other commands
 
-- `make test` runs all the tests and every notebook; tests that reach an unfinished task
-  are reported as one `not done yet` line per task (skipped, not failed).
+- `make test` runs all the tests and every notebook (about 20 minutes on two cores);
+  tests that reach an unfinished task are reported as one `not done yet` line per task
+  (skipped, not failed). `make check` is the quick one.
 - `make book` builds the book into `_build/html` from the notebooks' stored outputs (it
   does not run your code, so it builds while tasks are unfinished).
 - `make lab` opens the notebooks in JupyterLab.

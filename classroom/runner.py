@@ -253,8 +253,8 @@ def pytest_command(report, skip, test_paths, task_ids, options, workdir):
         command += ["--hypothesis-seed=0"]
     if options.collect_only:
         command += ["--collect-only"]
-    if options.verbose:
-        command += ["--classroom-verbose"]
+    if options.verbose:           # with pytest's diffs in full (its -vv, for asserts only)
+        command += ["--classroom-verbose", "-o", "verbosity_assertions=2"]
     return command + list(test_paths)
 
 

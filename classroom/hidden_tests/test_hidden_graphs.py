@@ -3,6 +3,7 @@ observed on PyTorch 2.13 for the same graphs, modules and calls (``torch.`` wher
 minitorch writes ``minitorch.``)."""
 
 import operator
+import warnings
 
 import pytest
 
@@ -116,3 +117,107 @@ def test_dynamic_true_recompiles_for_a_new_dtype_and_for_one_row():
     assert compiled(minitorch.ones(1, 2)).tolist() == [[2.0, 2.0]]
     assert len(calls) == 3            # PyTorch 2.13: 1, 2, 3 graphs too
     dynamo.reset()
+
+
+@pytest.mark.task("18.1")
+def test_a_size_argument_is_written_as_a_plain_tuple():
+    # PyTorch 2.13 writes torch.Size([4, 3]) in a graph's code as (4, 3).
+    g = fx.Graph()
+    x = g.placeholder("x")
+    view = g.call_method("view", (x, minitorch.Size([4, 3])))
+    zeros = g.call_function(minitorch.zeros, (minitorch.Size([2]),))
+    g.output((view, zeros))
+    assert g.python_code("self").src == (
+        "\n\n\ndef forward(self, x):\n"
+        "    view = x.view((4, 3));  x = None\n"
+        "    zeros = minitorch.zeros((2,))\n"
+        "    return (view, zeros)\n    ")
+
+
+def specialized(x, scale, mode, bias):
+    y = x * scale if mode == "mul" else x + scale
+    return y if bias is None else y + bias
+
+
+@pytest.mark.task("18.2")
+def test_concrete_arguments_become_checked_inputs_named_after_them():
+    # PyTorch 2.13 gives the same code but for torch._assert and the "= None" default.
+    gm = fx.symbolic_trace(specialized,
+                           concrete_args={"scale": 0.5, "mode": "mul", "bias": None})
+    assert [(n.name, n.target, n.args) for n in gm.graph.nodes
+            if n.op == "placeholder"] == [("x", "x", ()), ("scale_1", "scale_1", ()),
+                                          ("mode_1", "mode_1", ()),
+                                          ("bias_1", "bias_1", (None,))]
+    checks = "minitorch.fx._symbolic_trace."
+    assert gm.code == (
+        "\n\n\ndef forward(self, x, scale_1, mode_1, bias_1 = None):\n"
+        "    eq = scale_1 == 0.5;  scale_1 = None\n"
+        f"    _assert = {checks}_assert(eq, 'scale has been specialized to have value 0.5 "
+        "but got another value');  eq = _assert = None\n"
+        "    eq_1 = mode_1 == 'mul';  mode_1 = None\n"
+        f"    _assert_1 = {checks}_assert(eq_1, 'mode has been specialized to have value "
+        "mul but got another value');  eq_1 = _assert_1 = None\n"
+        f"    _assert_is_none = {checks}_assert_is_none(bias_1, 'bias has been specialized "
+        "to have value None but got another value');  bias_1 = _assert_is_none = None\n"
+        "    mul = x * 0.5;  x = None\n"
+        "    return mul\n    ")
+    assert gm(minitorch.ones(2), 0.5, "mul").tolist() == [0.5, 0.5]
+    with pytest.raises(AssertionError, match="mode has been specialized to have value mul"):
+        gm(minitorch.ones(2), 0.5, "add")
+
+
+def star_star(x):
+    return dict(**x)
+
+
+@pytest.mark.task("18.2")
+def test_what_cannot_be_traced_says_what_to_do_instead():
+    with pytest.raises(fx.TraceError) as info:
+        fx.symbolic_trace(star_star)
+    assert str(info.value).startswith("Proxy object cannot be unpacked with **")
+    with pytest.raises(fx.TraceError) as info:
+        fx.symbolic_trace(lambda x: [i for i in x])
+    message = str(info.value)
+    assert message.startswith("Proxy object cannot be iterated")
+    assert "unpack" in message and "index" in message
+    with pytest.raises(RuntimeError) as info:
+        fx.symbolic_trace(lambda x: len(x))
+    assert not isinstance(info.value, fx.TraceError)
+    assert "'len' is not supported in symbolic tracing by default" in str(info.value)
+    assert "minitorch.fx.wrap('len')" in str(info.value)
+
+
+@pytest.mark.task("19.1")
+def test_the_recompile_message_of_a_module_names_its_forward(monkeypatch):
+    dynamo.reset()
+    compiled = minitorch.compile(nn.Linear(3, 2), backend="eager", dynamic=False)
+    compiled(minitorch.ones(4, 3))
+    monkeypatch.setattr(dynamo.config, "error_on_recompile", True)
+    with pytest.raises(dynamo.exc.RecompileError) as info:
+        compiled(minitorch.ones(5, 3))
+    code = nn.Linear.forward.__code__
+    assert str(info.value) == (
+        f"Recompiling function forward in {code.co_filename}:{code.co_firstlineno}\n"
+        "    triggered by the following guard failure(s):\n"
+        "    - 0/0: tensor 'input' size mismatch at index 0. expected 4, actual 5")
+    dynamo.reset()
+
+
+def times(x, n):
+    return x * n
+
+
+@pytest.mark.task("19.1")
+def test_the_recompile_limit_warning_is_given_once_with_the_last_reason(monkeypatch):
+    monkeypatch.setattr(dynamo.config, "recompile_limit", 2)
+    compiled = minitorch.compile(times, backend="eager", dynamic=False)
+    compiled(minitorch.ones(2), 1)
+    compiled(minitorch.ones(2), 2)
+    with pytest.warns(UserWarning) as caught:
+        assert compiled(minitorch.ones(2), 3).tolist() == [3.0, 3.0]
+    assert [str(w.message) for w in caught] == [
+        "minitorch.compile: times was recompiled 2 times (config.recompile_limit); it "
+        "now runs without compiling. Last reason: n == 1"]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert compiled(minitorch.ones(2), 4).tolist() == [4.0, 4.0]

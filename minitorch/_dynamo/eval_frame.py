@@ -78,13 +78,17 @@ class CompiledCode:
         run ``self.fn`` as it is. Otherwise flatten the inputs, and try the cached
         entries newest first: the first whose guards pass (``entry.guards.check(flat,
         self.module)``) and that did not take another path last time is replayed
-        (``_replay``). Each entry passed over gives a reason (its failed guard, or that
-        it took another path). With ``config.recompile_limit`` entries already, warn
-        once that the function "was recompiled" that many times and now runs without
-        compiling, and run ``self.fn``. Else, if entries were passed over: raise
-        ``RecompileError`` with ``_recompile_message`` when
-        ``config.error_on_recompile`` is set; keep the last reason in
-        ``recompile_reasons``; with ``dynamic`` None and
+        (``_replay``). Each entry passed over gives a pair ``(entry, reason)``: its
+        failed guard, or, when its guards pass but it took another path, "the last call
+        that passed these guards took another path (an op differed from the capture, as
+        a graph break can make it)". With ``config.recompile_limit`` entries already,
+        warn once (a ``UserWarning``): "minitorch.compile: <the function's __name__> was
+        recompiled <limit> times (config.recompile_limit); it now runs without
+        compiling. Last reason: <the last pair's reason>", and run ``self.fn``. Else,
+        if entries were passed over: raise ``RecompileError`` with
+        ``_recompile_message`` of the pairs when ``config.error_on_recompile`` is set;
+        append the last pair's reason (the oldest entry's) to ``recompile_reasons``;
+        with ``dynamic`` None and
         ``config.automatic_dynamic_shapes``, add every entry's ``size_changes`` to
         ``auto_dynamic``. Then capture and compile (``_capture_and_compile``)."""
         ### BEGIN SOLUTION 19.1
@@ -133,8 +137,13 @@ class CompiledCode:
         return result
 
     def _recompile_message(self, reasons):
-        """PyTorch's words: the function, then each cached capture's failed guard,
-        newest first, as ``frame/entry: reason``."""
+        """PyTorch's words for the ``(entry, reason)`` pairs of ``__call__``, newest
+        first: ``"Recompiling function <name> in <file>:<first line>"``, then
+        ``"    triggered by the following guard failure(s):"``, then one line
+        ``"    - <frame>/<entry.number>: <reason>"`` per pair, joined by newlines. The
+        code is that of ``self.fn``, or of the module's ``forward`` for a compiled
+        module (so ``<name>`` is ``forward``); ``<frame>`` is ``self.frame_id`` (taken from
+        ``_next_frame_id()`` while it is still None)."""
         ### BEGIN SOLUTION 19.1
         if self.frame_id is None:
             self.frame_id = _next_frame_id()

@@ -76,12 +76,19 @@ class Guards:
 
     def check(self, flat, module=None):
         """None if a cached capture may be replayed for these inputs, else the first
-        reason it may not, in PyTorch's words where PyTorch has them: a different
-        number of inputs; then input by input, in order: a tensor that is not a
-        tensor any more, the first failed check of ``_tensor``, or a plain value of
-        another type or that is not equal: ``"<name> == <captured value's repr>"``;
-        then grad mode (``"GLOBAL_STATE changed: grad_mode "``), the default dtype,
-        and the training flags of ``module``."""
+        reason it may not, checked in this order and written exactly so (PyTorch 2.13's
+        words where it has a sentence; ``<name>`` is the input's name, ``<n>`` a count):
+
+        - a different number of inputs:
+          ``"the call has <n> inputs, the capture had <n>"``;
+        - then input by input, in order: a tensor input that is not a tensor any more,
+          ``"expected type of '<name>' to be a tensor type, but found <type(x)>"``
+          (``<class 'float'>``); the first failed check of ``_tensor``; a plain value
+          of another type or that is not equal, ``"<name> == <captured value's repr>"``;
+        - grad mode: ``"GLOBAL_STATE changed: grad_mode "`` (with the trailing space);
+        - the default dtype: ``"GLOBAL_STATE changed: default_dtype "`` (the same);
+        - a training flag of ``module`` or of any module under it:
+          ``"a module's training flag changed (train() or eval())"``."""
         ### BEGIN SOLUTION 19.1
         if len(flat) != len(self.checks):
             return f"the call has {len(flat)} inputs, the capture had {len(self.checks)}"
@@ -90,7 +97,7 @@ class Guards:
             name = self.names[i]
             if is_tensor:
                 if not isinstance(x, Tensor):
-                    return f"{name} is not a tensor any more"
+                    return f"expected type of '{name}' to be a tensor type, but found {type(x)}"
                 reason = self._tensor(name, x, a, b, c, self.dynamic.get(i, ()))
                 if reason:
                     return reason
@@ -99,7 +106,7 @@ class Guards:
         if grad_mode.is_grad_enabled() != self.grad_enabled:
             return "GLOBAL_STATE changed: grad_mode "
         if get_default_dtype() is not self.default_dtype:
-            return "the default dtype changed"
+            return "GLOBAL_STATE changed: default_dtype "
         if module is not None and _training(module) != self.training:
             return "a module's training flag changed (train() or eval())"
         return None

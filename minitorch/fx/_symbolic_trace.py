@@ -258,12 +258,15 @@ class Tracer:
         ### END SOLUTION 18.2
 
     def _concrete(self, name, value):
-        """A concrete argument still has an input, whose node name is ``name_1`` (the
-        name is taken first), with target its node name and args ``(None,)`` when the
-        value is None. A None value is checked by a call of ``_assert_is_none``, a
-        bool, int, float or str by ``_assert`` of ``placeholder == value``, each with
-        the message "<name> has been specialized to have value <value> but got
-        another value". Returns the value."""
+        """A concrete argument still has an input (a placeholder), named as if
+        ``name`` were already in use: take ``name`` from the graph's names first
+        (``self.graph._create_name(name)``), so that the placeholder made next for
+        ``name`` gets ``name_1`` (``concrete_args={"flag": True}`` gives ``def
+        forward(self, x, flag_1)``). Its target is its node name, its args ``(None,)``
+        when the value is None, else ``()``. A None value is checked by a call of
+        ``_assert_is_none``, a bool, int, float or str by ``_assert`` of ``placeholder
+        == value``, each with the message "<name> has been specialized to have value
+        <value> but got another value". Returns the value."""
         ### BEGIN SOLUTION 18.2
         self.graph._create_name(name)
         message = f"{name} has been specialized to have value {value} but got another value"
@@ -328,7 +331,9 @@ class _Patches:
 
     def __enter__(self):
         """Patch everything for the trace (chapter 18, "How tracing works: proxies"):
-        with ``modules``, ``Module.__call__`` goes through ``tracer.call_module`` and
+        with ``modules``, ``Module.__call__`` goes through ``tracer.call_module`` (its
+        ``forward`` argument runs the module's original ``__call__``, hooks included,
+        on the arguments it is given: ``functools.partial(original_call, module)``) and
         ``Module.__getattr__`` through ``tracer.getattr`` (one cache for the trace);
         every public function of ``_NAMESPACES`` not in ``_NOT_RECORDED`` becomes
         ``_recording`` of it; in ``fn``'s globals, every value whose id is in the

@@ -358,7 +358,9 @@ class _CodeWriter:
         """The source of ``forward`` and its globals, as a ``PythonCode`` (chapter 18,
         "The graph back to Python").
 
-        The source is two blank lines (or the ``fx.wrap`` header lines below), then
+        The source starts with three newlines, ``"\n\n\ndef forward(...``, or, when
+        there are ``fx.wrap`` header lines (below), with a newline, those lines (each
+        ending in a newline) and one more newline. Then comes
         ``def forward(self, x, y = 2):``: the root's name, then one parameter per
         placeholder in graph order, named by its target, with ``: "f32[4, 3]"`` after it
         in verbose mode and `` = <expression>`` (``_expr``) when the placeholder has a
@@ -372,8 +374,10 @@ class _CodeWriter:
         (``return ...``) gets no such suffix. A graph with no line gets ``pass``. The
         source ends with a newline and four spaces. Each function fx.wrap'ed by name (a
         value of ``_WRAPPED``) that a call_function node calls gives one header line,
-        first use first, ``minitorch.fx._symbolic_trace.wrap("name")``, in place of the
-        blank line after the first."""
+        first use first and once each, ``minitorch.fx._symbolic_trace.wrap("name")``,
+        where ``name`` is the name the code calls the function by
+        (``_function_name``: ``tests_fx_test_graph_doubled``), not its ``__name__``:
+        ``'\nminitorch.fx._symbolic_trace.wrap("f")\n\ndef forward(...'``."""
         ### BEGIN SOLUTION 18.1
         last_use = self._last_uses()
         params, body = [], []
@@ -417,7 +421,10 @@ class _CodeWriter:
         ### END SOLUTION 18.1
 
     def _last_uses(self):
-        """For each node, the nodes whose last reader it is (in order of appearance)."""
+        """For each node, the nodes whose last reader it is, in the order its
+        ``all_input_nodes`` lists them (``join(sum_1, input_1)`` frees ``sum_1`` then
+        ``input_1``). A node's last reader is the last node in the graph that reads it:
+        walking the graph backwards, the first reader met."""
         ### BEGIN SOLUTION 18.1
         seen, last_use = set(), {}
         for node in reversed(self.graph.nodes):
@@ -480,10 +487,11 @@ class _CodeWriter:
         ### END SOLUTION 18.1
 
     def _expr(self, arg):
-        """Source for an argument: a node by its name; a tuple (not a namedtuple) as
-        ``(a, b)``, with a comma after a single item; a list as ``[a, b]``; a dict as
-        ``{'k': a}`` (keys by ``repr``); a slice as ``slice(start, stop, step)``;
-        anything else by ``_literal``."""
+        """Source for an argument: a node by its name; a tuple as ``(a, b)``, with a
+        comma after a single item, tuple subclasses included except namedtuples (a
+        ``minitorch.Size([4, 3])`` is written ``(4, 3)``, as PyTorch writes it); a list
+        as ``[a, b]``; a dict as ``{'k': a}`` (keys by ``repr``); a slice as
+        ``slice(start, stop, step)``; anything else by ``_literal``."""
         ### BEGIN SOLUTION 18.1
         if isinstance(arg, Node):
             return arg.name

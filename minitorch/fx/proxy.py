@@ -79,7 +79,10 @@ class Proxy:
     def __iter__(self):
         """``for x in p`` or ``a, b = p``: when the calling code unpacks into n names
         (``_unpacked_count``), an iterator over ``p[0]``, ..., ``p[n - 1]`` (n
-        getitem nodes); otherwise the tracer decides (``Tracer.iter``)."""
+        getitem nodes); otherwise the tracer decides (``Tracer.iter``). Call
+        ``_unpacked_count()`` here, in ``__iter__`` itself, not from a helper: it
+        reads the frame two calls up (``__iter__``'s caller), so from a helper it
+        looks at ``__iter__`` and always finds no unpacking."""
         ### BEGIN SOLUTION 18.2
         count = _unpacked_count()
         if count is not None:        # ``a, b = p``: as many items as the left side names
@@ -123,7 +126,9 @@ class Attribute(Proxy):
 
     def __init__(self, root, attr):
         """``root.attr``, not yet a node: keep ``root``, ``attr`` and root's tracer, and
-        no node (``_node`` None)."""
+        no node (``_node`` None). Set these four fields directly, without
+        ``Proxy.__init__``: ``node`` is a read-only property here (made on first use),
+        so ``Proxy.__init__``'s ``self.node = ...`` would fail."""
         ### BEGIN SOLUTION 18.2
         self.root, self.attr, self.tracer = root, attr, root.tracer
         self._node = None

@@ -156,3 +156,37 @@ def test_a_property_tests_failure_shows_its_example_and_the_values():
                              (), tuple(details))
     shown = student_check.format_lines(student_check.CheckResult({"9.9": score}, []))[0]
     assert "| falsifying example: a=" in shown and "|  ACTUAL: array([1., 1.])" in shown
+
+
+# What pytest 9 says when two strings differ by a leading newline (its diff marks the
+# blank line with a bare "-"), and the hint it adds under a diff it shortened.
+LONG_STRING_ASSERT = (
+    "assert '\\n\\ndef forw...n sum_1\\n    ' == '\\n\\n\\ndef fo...n sum_1\\n    '\n  \n"
+    "  - \n    \n    \n    def forward(self, x):\n        return sum_1\n"
+    "  ...\n  \n  ...Full output truncated (3 lines hidden), use '-vv' to show")
+
+
+def test_a_diffs_bare_markers_and_pytests_hints_stay_out_of_the_summary():
+    line = messages.describe_exception(AssertionError(LONG_STRING_ASSERT))
+    assert line == ("a check failed: assert '\\n\\ndef forw...n sum_1\\n ' == "
+                    "'\\n\\n\\ndef fo...n sum_1\\n ' / def forward(self, x):")
+    details = messages.failure_details(AssertionError(LONG_STRING_ASSERT))
+    assert details[-1] == "(shortened: `check -v` shows the whole diff)"
+    assert not any("-vv" in d for d in details)
+
+
+def test_check_v_asks_pytest_for_whole_diffs(tmp_path):
+    import subprocess
+    import sys
+    options = runner.RunOptions(package=None, test_timeout=10, run_timeout=60,
+                                verbose=True)
+    command = runner.pytest_command(tmp_path / "r", tmp_path / "s", [], [], options,
+                                    tmp_path)
+    extra = command[command.index("--classroom-verbose") + 1:]
+    (tmp_path / "test_long.py").write_text(
+        "def test_long():\n    assert list(range(40)) == list(range(1, 41))\n")
+    out = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
+                          str(tmp_path / "test_long.py"), *extra],
+                         capture_output=True, text=True, cwd=tmp_path,
+                         env={"PATH": "/usr/bin:/bin"}).stdout      # not "CI"
+    assert "39," in out and "truncated" not in out and "Use -v" not in out

@@ -192,6 +192,46 @@ def test_guards_name_inputs_inside_lists_and_dicts_and_plain_values(monkeypatch)
     assert len(backend.graphs) == 2
 
 
+def first_times_count(xs):
+    return xs[0] * len(xs)
+
+
+@pytest.mark.task("19.1")
+def test_guards_give_each_documented_reason():
+    # PyTorch 2.13 (error_on_recompile) says "GLOBAL_STATE changed: default_dtype " and
+    # "expected type of 'x' to be a tensor type, ' but found <class 'float'>" (its stray
+    # "' " left out here); for a list that grew it says "len(xs) == 2" where minitorch,
+    # which guards the flattened inputs, gives their count.
+    compiled = minitorch.compile(lambda x: x * 2, backend="eager", dynamic=False)
+    compiled(minitorch.ones(2))
+    compiled(3.0)
+    minitorch.set_default_dtype(minitorch.float64)
+    try:
+        compiled(minitorch.ones(2, dtype=minitorch.float32))
+    finally:
+        minitorch.set_default_dtype(minitorch.float32)
+    assert compiled._minitorch_compiled.recompile_reasons == [
+        "expected type of 'x' to be a tensor type, but found <class 'float'>",
+        "GLOBAL_STATE changed: default_dtype "]        # the oldest entry's reason
+    counted = minitorch.compile(first_times_count, backend="eager", dynamic=False)
+    counted([minitorch.ones(2), minitorch.ones(2)])
+    counted([minitorch.ones(2), minitorch.ones(2), minitorch.ones(2)])
+    assert counted._minitorch_compiled.recompile_reasons == [
+        "the call has 3 inputs, the capture had 2"]
+
+
+@pytest.mark.task("19.1")
+def test_a_capture_that_took_another_path_is_passed_over_with_that_reason():
+    compiled = minitorch.compile(branchy, backend="eager", dynamic=False)
+    compiled(minitorch.ones(3))
+    compiled(-minitorch.ones(3))         # same guards, the other branch: run eagerly
+    assert compiled._minitorch_compiled.recompile_reasons == []
+    compiled(-minitorch.ones(3))         # the entry went astray last time: capture again
+    assert compiled._minitorch_compiled.recompile_reasons == [
+        "the last call that passed these guards took another path (an op differed "
+        "from the capture, as a graph break can make it)"]
+
+
 @pytest.mark.task("19.1")
 @pytest.mark.parametrize("name", ["recompile_limit", "cache_size_limit"])
 def test_too_many_recompiles_fall_back_with_a_warning(monkeypatch, name):
