@@ -9,10 +9,17 @@ import pytest
 
 import minitorch
 import minitorch.nn.functional as F
+from minitorch._inductor import codegen
 from minitorch._inductor.codegen import _row_max
 from minitorch._inductor.compile_fx import output_code
 
 pytestmark = pytest.mark.chapter21
+
+# A course release that stubs task 15.2 leaves the backend's attention kernels out (they
+# repeat the task's answer: classroom/tasks.toml), and compiled attention runs the op.
+needs_the_backends_attention = pytest.mark.skipif(
+    not hasattr(codegen, "_attention_and_saved"),
+    reason="this copy of the course leaves the backend's attention kernels out (task 15.2)")
 
 
 def attention_block(qkv, key, heads):
@@ -24,6 +31,7 @@ def attention_block(qkv, key, heads):
     return F.scaled_dot_product_attention(q, key, v, is_causal=True)
 
 
+@needs_the_backends_attention
 @pytest.mark.parametrize("key_needs_grad", [True, False])
 def test_attention_runs_the_backends_kernels_with_eagers_values(key_needs_grad):
     minitorch.manual_seed(0)
@@ -59,6 +67,7 @@ def test_row_max_by_halves_is_numpys_max(n):
                           equal_nan=True)
 
 
+@needs_the_backends_attention
 def test_a_backward_compiled_alone_gets_attentions_own_context():
     # The forward run op by op (nop) saves attention's autograd node, not the backend's
     # arrays: the compiled backward hands that to attention's own backward.
