@@ -371,9 +371,8 @@ class _Writer:
         return None
 
     def _embedding_backward(self, node):
-        """An embedding's gradient for its table: each row's incoming gradients summed by
-        sorting them by index (``embedding_rows_backward``), not ``np.add.at``, which
-        numpy runs element by element."""
+        """An embedding's gradient for its table: eager's row sums (``add_rows``) called on
+        the arrays (``embedding_rows_backward``), without the op's dispatch."""
         target = node.target
         if type(target) is aten.OpBackward and target.op.__name__ == "embedding" and \
                 len(node.args) == 2 and _is_float_tensor(_val(node.args[1])):
@@ -612,25 +611,12 @@ def _attention_backward(saved, grad):
 
 
 def _embedding_rows_backward(ctx, grad):
-    """``Embedding.backward_on_arrays`` (chapter 11) with the rows summed by index through
-    a sort and ``np.add.reduceat``: the same sums, added in another order (the
-    forward has checked that every index is a row)."""
-    from ..nn._functions.normalization import _row_scale
+    """``Embedding.backward_on_arrays`` (chapter 11) called directly on the arrays: the
+    rows summed by index with ``add_rows`` (eager's bits, without a node's dispatch)."""
+    from ..nn._functions.normalization import _scatter_rows
     indices, = ctx.saved_arrays
-    flat = indices.ravel()
-    row_shape = grad.shape[indices.ndim:]
-    table = np.zeros((ctx.n_rows, int(np.prod(row_shape))), dtype=grad.dtype)
-    if flat.size:
-        order = np.argsort(flat, kind="stable")
-        ordered = flat[order]
-        starts = np.flatnonzero(np.concatenate(([True], ordered[1:] != ordered[:-1])))
-        rows = grad.reshape((flat.size, -1))[order]
-        table[ordered[starts]] = np.add.reduceat(rows, starts, axis=0)
-    table = table.reshape((ctx.n_rows,) + row_shape)
-    scale = _row_scale(indices, ctx.n_rows, ctx.padding_idx, ctx.by_freq, grad.dtype)
-    if scale is not None:
-        table *= scale.reshape((-1,) + (1,) * (table.ndim - 1))
-    return table, None, None, None
+    return _scatter_rows(grad, indices, ctx.n_rows, ctx.padding_idx, ctx.by_freq), \
+        None, None, None
 
 
 def _cat_sources(node):

@@ -1,6 +1,6 @@
 """minitorch's numpy backend (chapter 21) sums an embedding's gradient rows by index
-with a sort and ``np.add.reduceat`` instead of ``np.add.at``: the table's gradient is
-eager minitorch's, up to the order of the additions."""
+with eager's ``add_rows``, called on the arrays: the table's gradient is eager
+minitorch's."""
 
 import numpy as np
 import pytest
