@@ -45,6 +45,11 @@ class Task:
     # ones before it are written (selfcheck's walk checks it; a release says it on the page).
     page_stops_at: str = ""
 
+    @property
+    def notebooks(self):
+        """The notebooks of ``file`` (one, or several separated by commas or spaces)."""
+        return [f for f in self.file.replace(",", " ").split() if f.endswith(".ipynb")]
+
     def stub_message(self, later=False):
         """What the student's copy raises until the task is done, one sentence (what
         ``check`` and the student plugin recognise: ``Task <id> (<title>) is not done
@@ -73,10 +78,26 @@ def toml_files(course, folder):
 
 
 @dataclasses.dataclass(frozen=True)
+class PageStop:
+    """A page of an assignment that, with every task of the assignment written, still
+    stops at later assignments' stubs: the section holding the first cell that stops,
+    and every later task the page reaches, in the order its cells meet them (checked by
+    selfcheck; a release notes it at the top of the page)."""
+    page: str
+    section: str
+    tasks: tuple[str, ...]
+
+
+@dataclasses.dataclass(frozen=True)
 class Assignment:
     name: str
     title: str
     chapters: tuple[int, ...] = ()
+    stops_when_done: tuple[PageStop, ...] = ()
+
+    def stop_of(self, page):
+        """The ``PageStop`` of ``page`` (None when the page runs to its end)."""
+        return next((s for s in self.stops_when_done if s.page == page), None)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -207,9 +228,30 @@ def _required(table, key, kind):
 
 
 def _assignment(table):
-    return Assignment(name=str(_required(table, "name", "assignment")),
-                      title=str(table.get("title", table["name"])),
-                      chapters=tuple(int(c) for c in table.get("chapters", ())))
+    name = str(_required(table, "name", "assignment"))
+    allowed = {"name", "title", "chapters", "stops_when_done"}
+    unknown = set(table) - allowed
+    if unknown:
+        raise CourseError(f"assignment {name!r} in {TASKS_FILE} has unknown keys "
+                          f"{sorted(unknown)}; known keys: {sorted(allowed)}")
+    return Assignment(name=name, title=str(table.get("title", name)),
+                      chapters=tuple(int(c) for c in table.get("chapters", ())),
+                      stops_when_done=tuple(_page_stop(s, name)
+                                            for s in table.get("stops_when_done", ())))
+
+
+def _page_stop(table, assignment):
+    kind = f"assignment.stops_when_done of {assignment}"
+    unknown = set(table) - {"page", "section", "tasks"}
+    if unknown:
+        raise CourseError(f"a [[{kind}]] in {TASKS_FILE} has unknown keys {sorted(unknown)};"
+                          " known keys: page, section, tasks")
+    tasks = tuple(str(t) for t in _required(table, "tasks", kind))
+    if not tasks:
+        raise CourseError(f"a [[{kind}]] in {TASKS_FILE} names no task: a page that runs to "
+                          "its end needs no entry")
+    return PageStop(page=str(_required(table, "page", kind)),
+                    section=str(_required(table, "section", kind)), tasks=tasks)
 
 
 def _task(table):
@@ -273,11 +315,31 @@ def check_course(course):
                                    ids.index(task.page_stops_at) <= ids.index(task.id)):
             raise CourseError(f"task {task.id}: page_stops_at = {task.page_stops_at!r} must "
                               "be a task that comes after it in the syllabus")
+    for assignment in course.assignments:
+        _check_page_stops(course, assignment, ids, names)
     for edit in course.replacements:
         if edit.when_stubbed and edit.when_stubbed not in ids:
             raise CourseError(f"a [[release.replace]] of {edit.path} has when_stubbed = "
                               f"{edit.when_stubbed!r}, which is not a task")
     _check_acyclic(course)
+
+
+def _check_page_stops(course, assignment, ids, names):
+    """Each page named by ``stops_when_done`` is a page of the assignment's tasks, once,
+    and it stops only at tasks of later assignments."""
+    own_pages = {p for t in course.tasks_of(assignment.name) for p in t.notebooks}
+    later = {t.id for t in course.tasks
+             if names.index(t.assignment) > names.index(assignment.name)}
+    pages = [s.page for s in assignment.stops_when_done]
+    for stop in assignment.stops_when_done:
+        if stop.page not in own_pages or pages.count(stop.page) > 1:
+            raise CourseError(f"assignment {assignment.name}: stops_when_done names "
+                              f"{stop.page!r} " + ("twice" if stop.page in own_pages else
+                              f"which is no page of its tasks ({sorted(own_pages)})"))
+        wrong = [t for t in stop.tasks if t not in later]
+        if wrong:
+            raise CourseError(f"assignment {assignment.name}: stops_when_done of {stop.page} "
+                              f"names {wrong}, which are not tasks of a later assignment")
 
 
 def _check_acyclic(course):

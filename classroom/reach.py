@@ -11,13 +11,21 @@ catches, so reaching a stub is failing.)
 from __future__ import annotations
 
 import json
+import os
 import pathlib
 
 REACHED = set()
+# When set, the file to which ``reached`` appends each region's name the first time it
+# runs (since the last ``take``): how selfcheck learns, in order, which tasks' code a
+# notebook's cells run, in the notebook's own kernel.
+LOG_VARIABLE = "CLASSROOM_REACHED_LOG"
 
 
 def reached(task_id):
     """Called by the first line of a traced region (see ``tracing_line``)."""
+    if task_id not in REACHED and os.environ.get(LOG_VARIABLE):
+        with open(os.environ[LOG_VARIABLE], "a", encoding="utf-8") as log:
+            log.write(task_id + "\n")
     REACHED.add(task_id)
 
 

@@ -193,27 +193,38 @@ NOTE_TAG = "classroom-note"
 
 def note_later_stops(course, out, assignment, tasks, stubbed_ids):
     """A note at the top of each page of the released ``tasks`` whose cells stop at a later
-    task's stub (the task's ``page_stops_at``, which selfcheck's walk checks): which
-    tasks, and that such a stop is expected, so that a student reading the page for its
-    own task is not misled by an error about another one.  Returns the changed pages."""
+    task's stub: the tasks of this assignment it stops at until they are written (each
+    task's ``page_stops_at``, which selfcheck's walk checks), and where it still stops
+    with the whole assignment written, at which later assignments' tasks (the
+    assignment's ``stops_when_done``, which selfcheck checks too); and that such a stop
+    is expected, so that a student reading the page for its own task is not misled by an
+    error about another one.  Returns the changed pages."""
     by_id = {t.id: t for t in course.tasks}
-    pages = {}
+    this = course.assignment(assignment) if assignment else None
+    pages, on_page = {}, {}
     for task in tasks if assignment else ():
         stop = task.page_stops_at
-        if stop and stop in stubbed_ids:
-            for page in _notebooks_of(task):
-                entry = pages.setdefault(page, ([], []))
-                entry[0].append(task.id)
-                if stop not in entry[1]:
-                    entry[1].append(stop)
+        for page in _notebooks_of(task):
+            on_page.setdefault(page, []).append(task.id)
+            if not stop or stop not in stubbed_ids:
+                continue
+            entry = pages.setdefault(page, ([], []))
+            entry[0].append(task.id)
+            done = this.stop_of(page)
+            if stop not in entry[1] and not (done and by_id[stop].assignment != assignment):
+                entry[1].append(stop)
+    for stop in this.stops_when_done if this else ():
+        pages.setdefault(stop.page, (on_page.get(stop.page, []), []))
     changed = []
     for page, (own, stops) in pages.items():
         path = out / page
-        if not path.is_file():
+        done = this.stop_of(page) if this else None
+        if not path.is_file() or not (stops or done):
             continue
         notebook = nbformat.read(path, as_version=4)
         cell = nbformat.v4.new_markdown_cell(later_stops_note(
-            own, [by_id[i] for i in stops], assignment))
+            own, [by_id[i] for i in stops], assignment,
+            done and (done.section, [by_id[i] for i in done.tasks])))
         cell.metadata["tags"] = [NOTE_TAG]
         at = 1 if notebook.cells and notebook.cells[0].cell_type == "markdown" else 0
         notebook.cells.insert(at, cell)
@@ -222,8 +233,10 @@ def note_later_stops(course, out, assignment, tasks, stubbed_ids):
     return changed
 
 
-def later_stops_note(own_ids, stops, assignment):
-    """The note's words: the page's own tasks, the later ones its cells stop at."""
+def later_stops_note(own_ids, stops, assignment, when_done=None):
+    """The note's words: the page's own tasks, the later ones its cells stop at until they
+    are written, and ``when_done``: ``(section, tasks)`` where the page still stops with
+    the whole assignment written, and every later assignment's task it then reaches."""
     def name(task):
         when = ("later in this assignment" if task.assignment == assignment else
                 f"with assignment {task.assignment}")
@@ -231,15 +244,27 @@ def later_stops_note(own_ids, stops, assignment):
 
     several = len(own_ids) > 1
     yours = f"task{'s' if several else ''} {', '.join(own_ids)}"
-    first = stops[0]
-    return (f"**In your copy of the course** (assignment {assignment}): this page explains "
-            f"{yours}, and some of its cells run code of "
-            + "; then of ".join(name(t) for t in stops) + ". Until that code is written, "
-            f"the first cell that needs it stops with `TaskNotDone: Task {first.id} "
-            f"({first.title}) is not done yet` (and the cells after it may stop too). That "
-            f"is expected, and no sign of a mistake in {yours}: `make check "
-            f"TASKS=\"{' '.join(own_ids)}\"` checks {'them' if several else 'it'}. The page "
-            "runs further as those tasks are done.")
+    check = (f"That is expected, and no sign of a mistake in {yours}: `make check "
+             f"TASKS=\"{' '.join(own_ids)}\"` checks {'them' if several else 'it'}.")
+    text = (f"**In your copy of the course** (assignment {assignment}): this page explains "
+            f"{yours}")
+    if stops:
+        first = stops[0]
+        text += (", and some of its cells run code of " + "; then of ".join(
+            name(t) for t in stops) + ". Until that code is written, the first cell that "
+            f"needs it stops with `TaskNotDone: Task {first.id} ({first.title}) is not done "
+            "yet` (and the cells after it may stop too). " + check + " The page runs "
+            "further as those tasks are done.")
+    else:
+        text += ". "
+    if when_done:
+        section, later = when_done
+        text += ((" " if stops else "") + "With every task of this assignment written, it "
+                 f"still stops in section \u201c{section}\u201d, at a cell that runs code of "
+                 + "; the cells after it, code of ".join(name(t) for t in later)
+                 + ". Those cells wait for later assignments" + (
+                     "." if stops else ": " + check))
+    return text
 
 
 def _notebooks_of(task):

@@ -35,8 +35,8 @@ import subprocess
 import sys
 import tempfile
 
-from classroom import (reach, regions as regions_mod, release as release_mod, runner,
-                       student_check, try_alternatives, workflow, workspace)
+from classroom import (messages, reach, regions as regions_mod, release as release_mod,
+                       runner, student_check, try_alternatives, workflow, workspace)
 from classroom.course import CourseError, toml_files
 from classroom.grade import Grader, Job, points
 from classroom.runner import score
@@ -380,6 +380,10 @@ def planned_runs(course, grader, grouped, scratch, note, chosen=None, environmen
                          lambda out=out, name=assignment.name: release_make_test(
                              out, scratch / f"make-test-{name}")))
         runs += walk_runs(course, grader, assignment, out, tasks)
+        runs.append((f"release {assignment.name} with its tasks written: its pages run to "
+                     "their end or stop where stops_when_done says",
+                     lambda out=out, assignment=assignment: pages_when_done(
+                         course, assignment, out, scratch / f"pages-{assignment.name}")))
     try:
         answers = load_wrong_answers(course)
     except CourseError as error:
@@ -522,20 +526,10 @@ def chapter_runs(course, workdir, task):
     if missing:
         return False, f"its notebook {', '.join(missing)} is not in the release"
     order = [t.id for t in course.tasks]
-    with tempfile.TemporaryDirectory(prefix="classroom-chapter-") as scratch:
-        env = runner.child_environment(pathlib.Path(workdir), pathlib.Path(scratch))
-        env["PATH"] = str(pathlib.Path(sys.executable).parent) + os.pathsep + env.get("PATH", "")
-        command = [sys.executable, "-m", "pytest", "-p", "classroom.student_plugin",
-                   "-p", "no:cacheprovider", "--nbval-lax", "--nbval-current-env", "-q",
-                   "-rs", "--no-header", "--rootdir", str(workdir)]
-        config = pathlib.Path(workdir) / "pyproject.toml"
-        command += ["-c", str(config)] if config.is_file() else []
-        command += notebooks
-        try:
-            done = subprocess.run(command, cwd=workdir, env=env, capture_output=True,
-                                  text=True, timeout=NOTEBOOK_TIMEOUT)
-        except subprocess.TimeoutExpired:
-            return False, f"{', '.join(notebooks)} did not finish in {NOTEBOOK_TIMEOUT} s"
+    try:
+        done = run_pages(workdir, notebooks)
+    except subprocess.TimeoutExpired:
+        return False, f"{', '.join(notebooks)} did not finish in {NOTEBOOK_TIMEOUT} s"
     output = done.stdout + done.stderr
     stopped_by = set(re.findall(r"not done yet: Task (\S+) ", output)) | set(
         re.findall(r"needs task (\S+), not done yet", output))
@@ -555,6 +549,177 @@ def chapter_runs(course, workdir, task):
                        f"{task.page_stops_at or 'nothing'} for task {task.id}: write {fix} "
                        "(a release notes it at the top of the page)")
     return True, said
+
+
+def run_pages(workdir, notebooks, junit=None, extra_env=None):
+    """Run ``notebooks`` in ``workdir`` as a student's ``make test`` runs them (nbval
+    without comparing outputs, with the student plugin: the cells after one that reaches
+    a stub are skipped); the finished process.  ``junit``: a file for pytest's JUnit XML
+    report (one test case per code cell)."""
+    with tempfile.TemporaryDirectory(prefix="classroom-chapter-") as scratch:
+        env = runner.child_environment(pathlib.Path(workdir), pathlib.Path(scratch))
+        env["PATH"] = str(pathlib.Path(sys.executable).parent) + os.pathsep + env.get("PATH", "")
+        env.update(extra_env or {})
+        command = [sys.executable, "-m", "pytest", "-p", "classroom.student_plugin",
+                   "-p", "no:cacheprovider", "--nbval-lax", "--nbval-current-env", "-q",
+                   "-rs", "--no-header", "--rootdir", str(workdir)]
+        config = pathlib.Path(workdir) / "pyproject.toml"
+        command += ["-c", str(config)] if config.is_file() else []
+        command += [f"--junitxml={junit}"] if junit else []
+        command += notebooks
+        return subprocess.run(command, cwd=workdir, env=env, capture_output=True,
+                              text=True, timeout=NOTEBOOK_TIMEOUT)
+
+
+@dataclasses.dataclass(frozen=True)
+class PageReach:
+    """How far a page ran: ``task`` is the task whose stub stopped it (None: it ran to its
+    end), at its ``cell``-th code cell (nbval's count, from 0), in ``section``."""
+    page: str
+    task: str | None = None
+    cell: int | None = None
+    section: str = ""
+    failure: str = ""          # a cell that failed for another reason than a stub
+
+    def where(self):
+        return (f"code cell {self.cell} (section \u201c{self.section}\u201d)"
+                if self.task else "its end")
+
+
+def page_reach(workdir, page, extra_env=None):
+    """Run one page in ``workdir`` (``run_pages``) and say where it stopped (``PageReach``)."""
+    import xml.etree.ElementTree as ElementTree
+    with tempfile.TemporaryDirectory(prefix="classroom-reach-") as scratch:
+        junit = pathlib.Path(scratch) / "cells.xml"
+        try:
+            done = run_pages(workdir, [page], junit, extra_env)
+        except subprocess.TimeoutExpired:
+            return PageReach(page, failure=f"did not finish in {NOTEBOOK_TIMEOUT} s")
+        cases = ElementTree.parse(junit).getroot().iter("testcase") if junit.is_file() else ()
+    for case in cases:
+        number = re.fullmatch(r"Cell (\d+)", case.get("name", ""))
+        failed = case.find("failure") if case.find("failure") is not None else \
+            case.find("error")
+        if failed is not None:
+            return PageReach(page, cell=int(number[1]) if number else None,
+                             failure=(failed.get("message") or "")[:300])
+        skipped = case.find("skipped")
+        stub = messages.STUB.search(skipped.get("message", "") + " " + (skipped.text or "")) \
+            if skipped is not None else None
+        if stub and number:
+            cell = int(number[1])
+            return PageReach(page, stub["task"], cell,
+                             section_of_code_cell(pathlib.Path(workdir) / page, cell))
+    if done.returncode not in (0, 5):
+        return PageReach(page, failure=(done.stdout + done.stderr)[-300:])
+    return PageReach(page)
+
+
+def section_of_code_cell(path, number):
+    """The heading (as a reader sees it) of the section holding a notebook's
+    ``number``-th code cell (counted from 0, as nbval counts)."""
+    import nbformat
+    section, seen = "", -1
+    for cell in nbformat.read(path, as_version=4).cells:
+        if cell.cell_type == "markdown":
+            headings = re.findall(r"^#{1,6}\s+(.*?)\s*#*\s*$", cell.source, flags=re.M)
+            section = _heading_text(headings[-1]) if headings else section
+        elif cell.cell_type == "code":
+            seen += 1
+            if seen == number:
+                return section
+    return section
+
+
+def stops_when_done(course, folder, page, later_ids, scratch):
+    """``(first, later)``: where ``page`` first stops in ``folder`` (a release with its
+    assignment's tasks written; a ``PageReach``), and, when it stops, the tasks of
+    ``later_ids`` (later assignments') whose code the rest of the page runs, in the order
+    its cells first run them: found in a copy with each of them written from the solution
+    and traced (``reach``), where the page must run to its end (else ``later`` is that
+    run's ``PageReach``)."""
+    first = page_reach(folder, page)
+    if not first.task or first.failure:
+        return first, []
+    copy = pathlib.Path(scratch) / "all-written"
+    shutil.copytree(folder, copy, symlinks=True)
+    sources = course.settings.sources
+    found = regions_mod.by_task(regions_mod.scan(copy, sources))
+    for task_id in [t for t in later_ids if t in found]:
+        regions = regions_mod.by_task(regions_mod.scan(copy, sources))[task_id]
+        if workspace.splice_task(copy, course.root, regions):
+            return first, PageReach(page, failure=f"the release lost task {task_id}'s markers")
+    reach.trace_regions(copy, [r for r in regions_mod.scan(copy, sources)
+                               if r.task in later_ids])
+    log = pathlib.Path(scratch) / "reached.txt"
+    rest = page_reach(copy, page, {reach.LOG_VARIABLE: str(log)})
+    if rest.task or rest.failure:
+        return first, rest
+    names = log.read_text(encoding="utf-8").split() if log.is_file() else []
+    return first, list(dict.fromkeys(reach.task_of(name) for name in names))
+
+
+def pages_when_done(course, assignment, release_dir, folder):
+    """``(ok, detail)``: in a copy of ``assignment``'s release with every one of its tasks
+    written (from the solution), each page of its tasks runs to its end, or stops where
+    the assignment's ``stops_when_done`` in tasks.toml says (what the release's note on
+    the page tells the student): first in that section, and the rest of the page runs
+    the code of those later assignments' tasks, in that order (``stops_when_done``).
+    A page whose last task of the assignment has no ``page_stops_at`` is not run again:
+    the walk ran it to its end after that task, and writing more tasks cannot stop it."""
+    tasks = course.tasks_of(assignment.name)
+    later_ids = [t.id for t in release_mod.later_tasks(course, assignment.name)]
+    shutil.copytree(release_dir, folder, symlinks=True)
+    missing = _fill(course, folder, tasks)
+    if missing:
+        return False, missing
+    pages = list(dict.fromkeys(p for t in tasks for p in t.notebooks))
+    wrong, said = [], []
+    for page in pages:
+        name = pathlib.Path(page).name
+        last = [t for t in tasks if page in t.notebooks][-1]
+        if not last.page_stops_at:
+            said.append(f"{name}: runs to its end (the walk ran it after {last.id})")
+            if assignment.stop_of(page):
+                wrong.append(f"{name} runs to its end (the walk ran it after {last.id}), but "
+                             f"tasks.toml's stops_when_done of {assignment.name} names it: "
+                             "drop its entry")
+            continue
+        with tempfile.TemporaryDirectory(prefix="classroom-stops-") as scratch:
+            first, later = stops_when_done(course, folder, page, later_ids, scratch)
+        failed = first if first.failure else later if isinstance(later, PageReach) else None
+        if failed:
+            wrong.append(f"{name} " + (f"stops at {failed.task} in {failed.where()} even with"
+                                       " every later task written" if failed.task else
+                                       f"fails at code cell {failed.cell}: {failed.failure}"))
+            continue
+        declared = assignment.stop_of(page)
+        said.append(f"{name}: " + (f"stops at {first.task} in {first.where()}, and runs the "
+                                   f"code of {later}" if first.task else "runs to its end"))
+        if not first.task and declared is None:
+            continue
+        if declared is None or tuple(later) != declared.tasks or \
+                first.section != declared.section:
+            wrong.append(f"{name} " + (f"stops at {first.task} in {first.where()}, and runs "
+                                       f"the code of {later}" if first.task else
+                                       "runs to its end")
+                         + f", but tasks.toml's stops_when_done of {assignment.name} says "
+                         + (f"{list(declared.tasks)} in \u201c{declared.section}\u201d"
+                            if declared else "nothing")
+                         + ": " + (f'write page = "{page}", section = "{first.section}", '
+                                   f"tasks = {later}" if first.task else "drop its entry"))
+    if wrong:
+        return False, "; ".join(wrong)
+    return True, "; ".join(said)
+
+
+def _fill(course, folder, tasks):
+    """Write ``tasks`` into ``folder`` from the solution; what went wrong ("" if nothing)."""
+    for task in tasks:
+        found = regions_mod.by_task(regions_mod.scan(folder, course.settings.sources))
+        if task.id not in found or workspace.splice_task(folder, course.root, found[task.id]):
+            return f"the release lost the markers of task {task.id}"
+    return ""
 
 
 def _filling(course, release_dir, filled):

@@ -82,12 +82,12 @@ class FunctionCtx:
         ### END SOLUTION 6.8
 
     def mark_non_differentiable(self, *tensors):
-        """Declare outputs that have no gradient (indices, masks...)."""
-        ### BEGIN SOLUTION 6.8
+        """Declare outputs that have no gradient (indices, masks...).  (Given code in the
+        course: built-in operations such as ``sort`` call it, and chapters 4 and 5 use
+        them; ``apply`` is what reads ``_non_differentiable``.)"""
         _only_tensors(tensors, "mark_non_differentiable only accepts variable arguments, but "
                                "got {kind}")
         self._non_differentiable = tensors
-        ### END SOLUTION 6.8
 
     def set_materialize_grads(self, value):
         """With False, ``backward`` receives None (not zeros) for outputs that got no gradient."""

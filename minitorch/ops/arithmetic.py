@@ -227,12 +227,10 @@ class Mul(BuiltinFunction):
 
     @staticmethod
     def backward(ctx, grad):
-        ### BEGIN SOLUTION 6.2
         b, a = ctx.saved_tensors
         shape_a, shape_b = ctx.shapes
         grad_a = unbroadcast(grad * b, shape_a) if b is not None else None
         grad_b = unbroadcast(grad * a, shape_b) if a is not None else None
-        ### END SOLUTION 6.2
         return grad_a, grad_b
 
 
@@ -543,19 +541,26 @@ class Pow(BuiltinFunction):
 
     @staticmethod
     def backward(ctx, grad):
+        """The gradients of ``a ** b`` (chapter 6, "Every minitorch operation is a
+        Function"): ``grad`` times ``b * a**(b-1)`` for ``a`` and times ``a**b * log(a)``
+        (the saved ``result`` times the log) for ``b``, each summed back to its operand's
+        shape with ``unbroadcast``, since ``**`` broadcasts; ``None`` for an operand that
+        needs no gradient.  Two slopes are 0 by PyTorch's choice (``masked_fill``): ``a``'s
+        where ``b == 0`` (so ``0 ** 0`` has gradient 0, not nan) and ``b``'s where
+        ``a == 0`` and ``b >= 0``.  The slopes are taken in the result's dtype (``a_``,
+        ``b_``): a float32 base with a float64 exponent gives float64 gradients."""
         b, a, result = ctx.saved_tensors
         need_a, need_b = ctx.needs_input_grad
         grad_a = grad_b = None
-        # in the result's dtype: a float32 base with a float64 exponent gives float64 slopes
         a_, b_ = a.to(result.dtype), b.to(result.dtype)
+        ### BEGIN SOLUTION 6.2
         if need_a:
-            # b * a**(b-1), taken as 0 where b == 0 (so 0 ** 0 has gradient 0, not nan)
             slope = (b_ * a_ ** (b_ - 1)).masked_fill(b == 0, 0.0)
             grad_a = unbroadcast(grad * slope, a.shape)
         if need_b:
-            # a**b * log(a), taken as 0 where a == 0 and b >= 0 (PyTorch's choice)
             slope = (result * a_.log()).masked_fill((a == 0) & (b >= 0), 0.0)
             grad_b = unbroadcast(grad * slope, b.shape)
+        ### END SOLUTION 6.2
         return grad_a, grad_b
 
 

@@ -513,3 +513,36 @@ def make_kind(release_a1, destination, kind, foreign_copy=None):
         extra = {"minigrad/__init__.py": FOREIGN_INIT.format(
             init=str(pathlib.Path(foreign_copy) / "minigrad" / "__init__.py"))}
     return make_submission(release_a1, destination, all_edits, extra)
+
+
+def add_a_product_cell(root):
+    """Give the fixture's page a section whose cell multiplies Values: with assignment a1
+    written it still stops there, at task 2.1's stub (assignment a2), as the walk finds
+    after 1.3 (its `page_stops_at`)."""
+    path = pathlib.Path(root) / "book" / "01_engine.ipynb"
+    data = json.loads(path.read_text(encoding="utf-8"))
+    at = next(i for i, c in enumerate(data["cells"]) if "## Exercises" in "".join(c["source"]))
+    cells = [_markdown("## Products\n\nA product's backward.\n"),
+             _code("from minigrad.engine import Value, backward\n"
+                   "a, b = Value(2.0), Value(3.0)\nbackward(a * b)\nprint(a.grad, b.grad)",
+                   7, [_stream("3.0 2.0\n")])]
+    for number, cell in enumerate(cells):
+        cell["id"] = f"product-{number}"
+    data["cells"][at:at] = cells
+    path.write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")
+    tasks = pathlib.Path(root) / "classroom" / "tasks.toml"
+    marker = 'section = "Warming up"\npoints = 1\nassignment = "a1"\n'
+    text = tasks.read_text(encoding="utf-8")
+    assert marker in text
+    tasks.write_text(text.replace(marker, marker + 'page_stops_at = "2.1"\n'), encoding="utf-8")
+
+
+def declare_stops_when_done(root, section, tasks):
+    """Say in the fixture's tasks.toml where a1's page stops with a1 written."""
+    path = pathlib.Path(root) / "classroom" / "tasks.toml"
+    text = path.read_text(encoding="utf-8")
+    entry = ("\n[[assignment.stops_when_done]]\npage = \"book/01_engine.ipynb\"\n"
+             f"section = \"{section}\"\ntasks = {json.dumps(list(tasks))}\n")
+    marker = 'title = "The engine"\nchapters = [1]\n'
+    assert marker in text
+    path.write_text(text.replace(marker, marker + entry), encoding="utf-8")

@@ -404,3 +404,32 @@ def test_an_edit_by_lines_must_find_them_and_not_also_give_old(fresh_course, tmp
     tasks.write_text(text + WHILE_1_1_IS_A_STUB.replace("def mul(a, b):", "def div(a, b):"))
     with pytest.raises(CourseError, match="holding 'def div"):
         release_mod.release(course_mod.load(fresh_course), tmp_path / "out", "a1")
+
+
+def test_a_page_that_stops_with_its_assignment_written_says_where(fresh_course, tmp_path):
+    """With all of a1 written, the page still stops in section "Products" at task 2.1
+    (assignment a2), as tasks.toml's `stops_when_done` says (selfcheck checks it): the
+    note at the top of the page says so, after the stop at 1.3 within a1."""
+    from tests.classroom.fixture import add_a_product_cell, declare_stops_when_done
+    add_a_product_cell(fresh_course)
+    declare_stops_when_done(fresh_course, "Products", ["2.1"])
+    course = course_mod.load(fresh_course)
+    release_mod.release(course, tmp_path / "a1", "a1")
+    notebook = nbformat.read(tmp_path / "a1" / "book" / "01_engine.ipynb", as_version=4)
+    note = notebook.cells[1]
+    assert release_mod.NOTE_TAG in note.metadata["tags"]
+    assert "run code of task 1.3 (a square in the notebook), which comes later in this " \
+        "assignment" in note.source
+    assert "With every task of this assignment written, it still stops in section " \
+        "\u201cProducts\u201d, at a cell that runs code of task 2.1 (Mul backward), which " \
+        "comes with assignment a2. Those cells wait for later assignments." in note.source
+    release_mod.release(course, tmp_path / "a2", "a2")
+    notebook = nbformat.read(tmp_path / "a2" / "book" / "01_engine.ipynb", as_version=4)
+    assert not any(release_mod.NOTE_TAG in c.metadata.get("tags", ()) for c in notebook.cells)
+
+
+def test_stops_when_done_names_only_later_assignments_tasks(fresh_course):
+    from tests.classroom.fixture import declare_stops_when_done
+    declare_stops_when_done(fresh_course, "Products", ["1.3"])
+    with pytest.raises(CourseError, match=r"names \['1.3'\], which are not tasks of a later"):
+        course_mod.load(fresh_course)

@@ -178,3 +178,38 @@ def test_a_stub_that_points_at_the_wrong_section_fails_selfcheck(fresh_course):
                "explains it"),
         (False, "task 1.3: its \"Course task 1.3\" box is under 'Warming up', not in "
                 "section 'Accumulation': point `section` at the section that explains it")]
+
+
+def test_pages_with_their_assignment_written_stop_only_where_tasks_toml_says(fresh_course,
+                                                                            tmp_path):
+    """With all of a1 written, its page still stops in a section that multiplies Values
+    (task 2.1, assignment a2).  Undeclared, the check fails and says what to write;
+    declared with the wrong section or tasks, it fails; declared right, it passes and
+    says where the page stops."""
+    from classroom import release as release_mod
+    from tests.classroom.fixture import add_a_product_cell, declare_stops_when_done
+
+    def check(name):
+        course = course_mod.load(fresh_course)
+        out = tmp_path / f"release-{name}"
+        release_mod.release(course, out, "a1")
+        return selfcheck.pages_when_done(course, course.assignment("a1"), out,
+                                         tmp_path / f"written-{name}")
+
+    ok, what = check("untouched")
+    assert ok and what == "01_engine.ipynb: runs to its end (the walk ran it after 1.3)"
+    add_a_product_cell(fresh_course)
+    ok, what = check("undeclared")
+    assert not ok and "01_engine.ipynb stops at 2.1 in code cell" in what
+    assert "(section \u201cProducts\u201d), and runs the code of ['2.1']" in what
+    assert 'write page = "book/01_engine.ipynb", section = "Products", tasks = [\'2.1\']' \
+        in what
+    declare_stops_when_done(fresh_course, "Warming up", ["2.1"])
+    ok, what = check("elsewhere")
+    assert not ok and "says ['2.1'] in \u201cWarming up\u201d" in what
+    tasks_toml = fresh_course / "classroom" / "tasks.toml"
+    tasks_toml.write_text(tasks_toml.read_text().replace('section = "Warming up"\ntasks',
+                                                         'section = "Products"\ntasks'))
+    ok, what = check("declared")
+    assert ok and "01_engine.ipynb: stops at 2.1 in code cell" in what
+    assert "(section \u201cProducts\u201d)" in what

@@ -1,6 +1,8 @@
 """The backward of chapter 6's built-in Functions, checked against derivatives written
-out with numpy: sigmoid, mul, div, pow, mm, sum and mean (classroom tasks 6.1-6.6), and
-gradcheck's numerical Jacobian (task 6.7).
+out with numpy: sigmoid, a tensor to the power of a tensor, div, a tensor to the power of
+a number, mm, sum and mean (classroom tasks 6.1-6.6), and gradcheck's numerical Jacobian
+(task 6.7).  Mul's backward is given code (chapters 3-5 multiply tensors): its tests
+here carry no task.
 
 Each gradient is taken twice: with grad mode off during backward (``backward()``, the
 usual case) and on (``create_graph=True``, where the gradient is itself recorded).
@@ -83,8 +85,7 @@ def test_sigmoid_records_its_own_backward_node_for_double_backward():
     assert g.grad_fn is not None and g.grad_fn.name() == "SigmoidBackwardBackward0"
 
 
-# ----- 6.2: mul ------------------------------------------------------------------------
-@pytest.mark.task("6.2")
+# ----- mul: given code (chapters 3-5 multiply tensors), checked here all the same ---------
 @CREATE_GRAPH
 @pytest.mark.parametrize("b", [A * 2 - 1, ROW, COLUMN], ids=["same shape", "row", "column"])
 def test_mul_backward(create_graph, b):
@@ -94,7 +95,6 @@ def test_mul_backward(create_graph, b):
           (SEED * A).sum(axis=1, keepdims=True) if b.shape == (2, 1) else SEED * A)
 
 
-@pytest.mark.task("6.2")
 def test_mul_gradient_only_for_the_input_that_requires_it():
     a = leaf(A)
     b = minitorch.tensor(ROW)
@@ -103,11 +103,75 @@ def test_mul_gradient_only_for_the_input_that_requires_it():
     assert b.grad is None
 
 
-@pytest.mark.task("6.2")
 def test_mul_of_a_tensor_by_itself_counts_both_factors():
     x = leaf(ROW)
     (x * x).sum().backward()
     close(x.grad.numpy(), 2 * ROW)
+
+
+# ----- 6.2: a tensor to the power of a tensor --------------------------------------------
+@pytest.mark.task("6.2")
+@CREATE_GRAPH
+@pytest.mark.parametrize("base, exponent", [(A * A + 0.5, A), (A * A + 0.5, ROW),
+                                            (COLUMN * COLUMN + 0.5, A)],
+                         ids=["same shape", "row exponent", "column base"])
+def test_pow_backward(create_graph, base, exponent):
+    ga, gb = gradients(lambda x, y: x ** y, [base, exponent], SEED, create_graph)
+    full_a, full_b = np.broadcast_arrays(base, exponent)
+    da = SEED * full_b * full_a ** (full_b - 1)
+    db = SEED * full_a ** full_b * np.log(full_a)
+    close(ga, da.sum(axis=1, keepdims=True) if base.shape == (2, 1) else da)
+    close(gb, db.sum(axis=0) if exponent.shape == (3,) else db)
+
+
+@pytest.mark.task("6.2")
+def test_pow_gradient_only_for_the_input_that_requires_it():
+    a = leaf(A * A + 0.5)
+    b = minitorch.tensor(ROW)
+    (a ** b).backward(minitorch.tensor(SEED))
+    close(a.grad.numpy(), SEED * ROW * (A * A + 0.5) ** (ROW - 1))
+    assert b.grad is None
+    x = minitorch.tensor(A * A + 0.5)
+    e = leaf(ROW)
+    (x ** e).backward(minitorch.tensor(SEED))
+    close(e.grad.numpy(), (SEED * (A * A + 0.5) ** ROW * np.log(A * A + 0.5)).sum(axis=0))
+    assert x.grad is None
+
+
+@pytest.mark.task("6.2")
+def test_pow_backward_at_zero_takes_pytorchs_values():
+    # PyTorch 2.13: a = [0, 0, 2, 0, -2, 3], b = [0, 2, 0, -1, 2, 0.5] (float32),
+    # (a ** b).sum().backward() gives these two gradients.
+    a = minitorch.tensor([0.0, 0.0, 2.0, 0.0, -2.0, 3.0], requires_grad=True)
+    b = minitorch.tensor([0.0, 2.0, 0.0, -1.0, 2.0, 0.5], requires_grad=True)
+    (a ** b).sum().backward()
+    np.testing.assert_allclose(a.grad.numpy(), [0.0, 0.0, 0.0, -np.inf, -4.0, 0.28867513],
+                               rtol=1e-6)
+    np.testing.assert_allclose(b.grad.numpy(), [0.0, 0.0, 0.69314718, -np.inf, np.nan,
+                                                1.9028523], rtol=1e-6)
+
+
+@pytest.mark.task("6.2")
+def test_pow_backward_takes_the_slopes_in_the_results_dtype():
+    # PyTorch 2.13: a float32 base to a float64 exponent is float64; the base's gradient
+    # comes back float32 (3.0, 12.0), the exponent's float64.
+    a = minitorch.tensor([1.5, 2.0], dtype=minitorch.float32, requires_grad=True)
+    b = minitorch.tensor([2.0, 3.0], dtype=minitorch.float64, requires_grad=True)
+    y = a ** b
+    y.sum().backward()
+    assert y.dtype == minitorch.float64
+    assert a.grad.dtype == minitorch.float32 and b.grad.dtype == minitorch.float64
+    np.testing.assert_allclose(a.grad.numpy(), [3.0, 12.0], rtol=1e-7)
+    np.testing.assert_allclose(b.grad.numpy(), [1.5 ** 2 * np.log(1.5), 8 * np.log(2.0)],
+                               rtol=1e-12)
+
+
+@pytest.mark.task("6.2")
+def test_pow_of_a_tensor_by_itself_counts_both_slopes():
+    x = leaf(ROW * ROW + 0.5)
+    (x ** x).sum().backward()
+    v = ROW * ROW + 0.5
+    close(x.grad.numpy(), v ** v * (1 + np.log(v)))
 
 
 # ----- 6.3: div ------------------------------------------------------------------------
