@@ -97,13 +97,13 @@ class FunctionCtx:
 
 
 def _only_tensors(values, message):
-    """Refuse anything but tensors among ``values`` (a RuntimeError with ``message``)."""
-    ### BEGIN SOLUTION 6.8
+    """Refuse anything but tensors among ``values`` (a RuntimeError with ``message``).
+    (Given code in the course, with ``mark_non_differentiable``, which built-in
+    operations such as ``sort`` call.)"""
     for i, t in enumerate(values):
         if not isinstance(t, Tensor):
             raise RuntimeError(message.format(i=i, kind=type(t).__name__) +
                                ": pass the tensors themselves (inputs or outputs of forward).")
-    ### END SOLUTION 6.8
 
 
 class BackwardCFunction(Node, FunctionCtx):

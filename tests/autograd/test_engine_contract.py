@@ -84,7 +84,7 @@ def test_retain_graph_keeps_the_saved_tensors_for_another_run():
         grad(y, x)
 
 
-@pytest.mark.task("6.2")
+@pytest.mark.task("4.2")
 def test_create_graph_records_the_gradient_so_it_can_be_differentiated():
     x = leaf([0.5, 1.5])
     g, = grad(x.exp().sum(), x, create_graph=True)
