@@ -240,7 +240,8 @@ def later_stops_note(own_ids, stops, assignment, when_done=None):
     def name(task):
         when = ("later in this assignment" if task.assignment == assignment else
                 f"with assignment {task.assignment}")
-        return f"task {task.id} ({task.title}), which comes {when}"
+        title = task.title.replace("_", "\\_").replace("*", "\\*")   # markdown's emphasis
+        return f"task {task.id} ({title}), which comes {when}"
 
     several = len(own_ids) > 1
     yours = f"task{'s' if several else ''} {', '.join(own_ids)}"
@@ -259,12 +260,23 @@ def later_stops_note(own_ids, stops, assignment, when_done=None):
         text += ". "
     if when_done:
         section, later = when_done
-        text += ((" " if stops else "") + "With every task of this assignment written, it "
-                 f"still stops in section \u201c{section}\u201d, at a cell that runs code of "
-                 + "; the cells after it, code of ".join(name(t) for t in later)
-                 + ". Those cells wait for later assignments" + (
-                     "." if stops else ": " + check))
+        text += ((" " if stops else "") + "With every task of this assignment written, the "
+                 f"page still stops in section \u201c{section}\u201d, at a cell that runs "
+                 f"code of {name(later[0])}.")
+        if later[1:]:
+            groups = {}
+            for task in later[1:]:
+                groups.setdefault(task.assignment, []).append(task.id)
+            text += (" From there on, its cells also run code of tasks " + _and(
+                [f"{_and(ids)} ({name})" for name, ids in groups.items()]) + ".")
+        text += " Those cells run as you do those assignments." + ("" if stops else
+                                                                    " " + check)
     return text
+
+
+def _and(items):
+    """``a``, ``a and b``, ``a, b and c``."""
+    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
 
 
 def _notebooks_of(task):

@@ -420,9 +420,10 @@ def test_a_page_that_stops_with_its_assignment_written_says_where(fresh_course, 
     assert release_mod.NOTE_TAG in note.metadata["tags"]
     assert "run code of task 1.3 (a square in the notebook), which comes later in this " \
         "assignment" in note.source
-    assert "With every task of this assignment written, it still stops in section " \
+    assert "With every task of this assignment written, the page still stops in section " \
         "\u201cProducts\u201d, at a cell that runs code of task 2.1 (Mul backward), which " \
-        "comes with assignment a2. Those cells wait for later assignments." in note.source
+        "comes with assignment a2. Those cells run as you do those assignments." \
+        in note.source
     release_mod.release(course, tmp_path / "a2", "a2")
     notebook = nbformat.read(tmp_path / "a2" / "book" / "01_engine.ipynb", as_version=4)
     assert not any(release_mod.NOTE_TAG in c.metadata.get("tags", ()) for c in notebook.cells)
