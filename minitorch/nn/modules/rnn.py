@@ -419,7 +419,8 @@ def _refuse_projection(kwargs):
     if "proj_size" in kwargs:
         raise ValueError("proj_size argument is only supported for LSTM, not RNN or GRU")
     if kwargs:
-        raise TypeError(f"RNNBase.__init__() got an unexpected keyword argument '{next(iter(kwargs))}'")
+        raise TypeError("RNNBase.__init__() got an unexpected keyword argument "
+                        f"'{next(iter(kwargs))}'")
 
 
 class RNN(RNNBase):
