@@ -429,6 +429,17 @@ INPLACE = {ip.AddInplace, ip.SubInplace, ip.MulInplace, ip.DivInplace, ip.Copy, 
            rnd.Uniform, rnd.Normal, rnd.Bernoulli, rnd.Exponential, rnd.RandomIntegers}
 
 
+def _view(primals, tangents, out, args):
+    """``a.view(shape)``: the same view of the tangent when its memory allows one (the
+    tangent of a view stays a view of the base's tangent); else a reshaped copy (a
+    tangent laid out otherwise than its primal, as a transform's can be)."""
+    t = tangents[0]
+    if t is None:
+        return None
+    return sh.View.apply(t, args[1]) if sh._viewable(t._data, out.shape) else \
+        t.reshape(out.shape)
+
+
 def _output_derivative(cls):
     """``grad * f'(y)`` (relu's, sigmoid's, tanh's backward): linear in ``grad``, with
     ``f''`` in terms of ``y`` for ``y``'s tangent; written out so that reverse mode
@@ -469,6 +480,7 @@ def _build_table():
     })
     for cls in (pw.ReluGrad, pw.SigmoidGrad, pw.TanhGrad):
         table[cls] = _output_derivative(cls)
+    table[sh.View] = _view
     return table
 
 

@@ -91,3 +91,15 @@ THIRD = {
 def test_third_derivatives_are_pytorchs(name, compose):
     np.testing.assert_allclose(compose(FUNCTIONS[name])(x)[0].numpy(), THIRD[name],
                                rtol=1e-10, atol=1e-12)
+
+
+def test_forward_over_reverse_over_forward_is_pytorchs():
+    # jacfwd(jacrev(jacfwd(f)))(x)[0] in PyTorch 2.13: a tangent that is not laid out as
+    # its primal goes through view (it raised "view size is not compatible" here).
+    def f(v):
+        return (W @ v).exp().sum()
+    expected = [[3.0444748011434615, 0.5217744362705856, -1.3109300445243444],
+                [0.5217744362705856, 1.1600258069779983, -0.6835019302300656],
+                [-1.3109300445243444, -0.6835019302300656, 0.7611187002858654]]
+    np.testing.assert_allclose(jacfwd(jacrev(jacfwd(f)))(x)[0].numpy(), expected,
+                               rtol=1e-10, atol=1e-12)
