@@ -41,7 +41,7 @@ __all__ = ["optimize", "OptimizedModule", "disable", "is_compiling", "reset_cach
 
 log = logging.getLogger(__name__)   # PyTorch logs the recompile limit; it does not warn
 _caches = weakref.WeakSet()     # every FrameCache alive, for reset()
-_shared = weakref.WeakKeyDictionary()   # code object (or module) -> its FrameCaches
+_shared = weakref.WeakKeyDictionary()   # code (or module) -> backend -> FrameCaches
 _frame_ids = [0]                # the next compiled function's number in messages (0/1: its
                                 # first capture's second recompile); reset() starts again
 _live_replay = [None]
@@ -232,8 +232,7 @@ class FrameCache:
     ``dynamic`` keep their own (PyTorch keeps them in the same cache, guarded by a
     backend check that fails, so switching counts as a recompile there)."""
 
-    def __init__(self, backend, dynamic):
-        self.backend, self.dynamic = backend, dynamic
+    def __init__(self):
         self.entries = []               # newest first
         self.captures = 0
         self.frame_id = None
@@ -244,15 +243,17 @@ class FrameCache:
 
     @classmethod
     def of(cls, owner, backend, dynamic):
-        """The cache of ``owner`` (a code object or a module) for this backend."""
-        if owner is None:               # a callable without code of its own
-            return cls(backend, dynamic)
-        caches = _shared.setdefault(owner, [])
-        for cache in caches:
-            if cache.backend is backend and cache.dynamic == dynamic:
-                return cache
-        caches.append(cls(backend, dynamic))
-        return caches[-1]
+        """The cache of ``owner`` (a code object or a module) for this backend and
+        ``dynamic``.  Held as long as the owner and the backend live (weakly), so a
+        backend made for one call (a lambda) takes its captures with it."""
+        try:
+            per_backend = _shared.setdefault(owner, weakref.WeakKeyDictionary())
+            caches = per_backend.setdefault(backend, {})
+        except TypeError:               # no code of its own, or a backend that cannot
+            return cls()                # be referred to weakly: a cache of its own
+        if dynamic not in caches:
+            caches[dynamic] = cls()
+        return caches[dynamic]
 
     def reset(self):
         self.entries.clear()
