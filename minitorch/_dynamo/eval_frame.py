@@ -1,6 +1,7 @@
 """What ``minitorch.compile`` returns, and what it does on each call (chapter 19).
 
-A compiled callable keeps a *cache* of entries, each one captured call with its
+A compiled function's code keeps a *cache* of entries (shared, as in PyTorch, by every
+``compile`` of the function: ``FrameCache``), each one captured call with its
 *guards* (what the capture assumed: the inputs' shapes, dtypes and requires_grad,
 grad mode, the modules' training flags) and its compiled graphs.  On a call:
 
@@ -54,7 +55,8 @@ def is_compiling():
 
 
 class CompiledCode:
-    """``fn`` compiled: the cache of captured calls, and the logic of a call."""
+    """``fn`` compiled: the logic of a call, and the cache of captured calls (its
+    code's ``FrameCache``, shared with the other compiles of ``fn``)."""
 
     def __init__(self, fn, backend, fullgraph=False, dynamic=None, module=None):
         from .backends import lookup_backend
