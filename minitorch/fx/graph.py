@@ -199,7 +199,7 @@ class Graph:
             return
         seen_qualname = []
         for atom in node.target.split("."):
-            module = getattr(module, atom, None)        # None counts as missing, as in PyTorch
+            module = getattr(module, atom, None)        # None is missing, as in PyTorch
             if module is None:
                 raise RuntimeError(f"Node {node} target {node.target} references nonexistent "
                                    f"attribute {atom} of {'.'.join(seen_qualname)}")

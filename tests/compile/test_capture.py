@@ -255,8 +255,8 @@ def test_too_many_recompiles_fall_back_with_a_logged_warning(monkeypatch, caplog
 
 @pytest.mark.task("19.1")
 def test_the_limit_names_the_newest_entry_and_is_logged_again_after_reset(caplog):
-    # PyTorch 2.13, limit 8, sizes 1..10: "last reason: 0/7: tensor 'x' size mismatch at
-    # index 0. expected 8, actual 9"; after reset() the limit is reached and logged again.
+    # PyTorch 2.13, limit 8, sizes 1..10: "last reason: 0/7: tensor 'x' size mismatch
+    # at index 0. expected 8, actual 9"; after reset() it is reached and logged again.
     def double(x):
         return x * 2
     compiled = minitorch.compile(double, backend="eager", dynamic=False)
@@ -265,7 +265,8 @@ def test_the_limit_names_the_newest_entry_and_is_logged_again_after_reset(caplog
         for n in range(1, 11):
             compiled(minitorch.ones(n))
     assert [r.getMessage().splitlines()[2] for r in caplog.records] == [
-        "   last reason: 0/7: tensor 'x' size mismatch at index 0. expected 8, actual 9"] * 2
+        "   last reason: 0/7: tensor 'x' size mismatch at index 0. expected 8, "
+        "actual 9"] * 2
 
 
 def test_cache_size_limit_is_another_name_of_recompile_limit(monkeypatch):
@@ -387,7 +388,8 @@ def test_a_fullgraph_compile_replays_what_an_earlier_compile_of_the_function_cap
 
 
 @pytest.mark.task("19.1")
-def test_two_compiles_of_a_function_share_its_captures_and_recompiles(monkeypatch, caplog):
+def test_two_compiles_of_a_function_share_its_captures_and_recompiles(monkeypatch,
+                                                                     caplog):
     # PyTorch 2.13: the second wrapper replays; its new size is a recompile of frame 0
     # ("0/0: ..." with error_on_recompile); the limit counts both wrappers' captures.
     backend = Recorder()
@@ -404,7 +406,7 @@ def test_two_compiles_of_a_function_share_its_captures_and_recompiles(monkeypatc
     monkeypatch.setattr(dynamo.config, "error_on_recompile", False)
     monkeypatch.setattr(dynamo.config, "recompile_limit", 2)
     second(minitorch.ones(2))
-    first(minitorch.ones(3))                # the function's third capture: over the limit
+    first(minitorch.ones(3))                # a third capture: over the limit
     assert len(backend.graphs) == 2
     assert caplog.records[0].getMessage().splitlines()[2].endswith(
         "tensor 'x' size mismatch at index 0. expected 2, actual 3")
