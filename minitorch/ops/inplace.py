@@ -19,7 +19,7 @@ import numpy as np
 
 from .._dtype import can_cast, result_type
 from .._tensor import Tensor
-from ..autograd import function, grad_mode
+from ..autograd import _interpose, grad_mode
 from ..autograd.function import leaf_in_place_error
 from ._common import BuiltinFunction, broadcast_error, type_name_of, unbroadcast, wrap
 from .arithmetic import _refuse_bool_subtraction
@@ -170,11 +170,12 @@ def record_change_in_base(t):
     """
     base = t._base
     if base is None or not t._requires_grad or t._tangent_free_alias \
-            or not grad_mode.is_grad_enabled() or function.transform_apply[0] is not None:
+            or not grad_mode.is_grad_enabled() or _interpose.vmap_levels:
         return t
     if base._requires_grad and not _written_through_views(base):
         return t
-    node_holder = CopyIntoView.apply(base, t, _positions_in(base, t))
+    # A bookkeeping node, not an op of the program: no transform (forward mode) sees it.
+    node_holder = _interpose.plain_apply(CopyIntoView, (base, t, _positions_in(base, t)))
     base._grad_fn, base._requires_grad, base._output_nr = node_holder._grad_fn, True, 0
     return t
 

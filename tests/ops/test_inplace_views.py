@@ -180,3 +180,13 @@ def test_double_backward_through_the_base():
     g, = torch.autograd.grad((buf * weights(2, 3)).sum(), p, create_graph=True)
     g.sum().backward()
     assert g.tolist() == [0., 4., 12.] and p.grad.tolist() == [0., 2., 4.]
+
+
+def test_a_base_that_is_not_contiguous_is_refused_before_any_change():
+    import numpy as np
+    p = torch.tensor([1., 2.], requires_grad=True)
+    buf = torch.from_numpy(np.zeros((2, 3), dtype=np.float32).T)   # not a view: its own base
+    assert buf._base is None and not buf.is_contiguous()
+    with pytest.raises(RuntimeError, match="contiguous"):
+        buf[0].copy_(p)
+    assert buf.tolist() == [[0., 0.], [0., 0.], [0., 0.]] and not buf.requires_grad
