@@ -61,7 +61,7 @@ def check_in_place(t, *others, through_view=False):
         if base._grad_fn is None and base._requires_grad:
             raise _view_of_leaf_error()
         if not base._requires_grad and not t._tangent_free_alias:
-            _check_row_major(base)
+            _check_layout(base)
         if base._requires_grad:
             raise RuntimeError(
                 "minitorch does not support in-place operations on a view of a tensor that is "
@@ -99,15 +99,17 @@ def _stale_view_error():
         "and change that one in place.")
 
 
-def _check_row_major(base):
-    """:func:`record_change_in_base` finds a view's elements in its base by their offsets
-    in row-major memory: refuse a base laid out otherwise, before anything changes."""
-    if not base._data.flags.c_contiguous:
+def _check_layout(base):
+    """:func:`record_change_in_base` finds a view's elements in its base by their memory
+    offsets: refuse a base whose steps go backwards or between elements, before
+    anything changes."""
+    itemsize = base._data.itemsize
+    if any(s < 0 or s % itemsize for s in base._data.strides):
         raise RuntimeError(
             "minitorch records an in-place change through a view only when the view's base "
-            "tensor is contiguous (row-major); this one is not. Make the base with "
-            ".contiguous() (or clone()) before taking the view, or make the change out of "
-            "place.")
+            "tensor steps forward through its memory, element by element; this one does "
+            "not. Make the base with .contiguous() (or clone()) before taking the view, or "
+            "make the change out of place.")
 
 
 def custom_function_view_error(t):
@@ -181,14 +183,33 @@ def record_change_in_base(t):
 
 
 def _positions_in(base, view):
-    """Where ``view``'s elements sit in ``base`` (row-major), as flat indices of
-    ``view``'s shape: its element offset and element strides, read from memory."""
-    itemsize = base._data.itemsize
+    """Where ``view``'s elements sit in ``base``, as indices into ``base.reshape(-1)``
+    (row-major), in an array of ``view``'s shape."""
+    data, itemsize = base._data, base._data.itemsize
     offset = (view._data.__array_interface__["data"][0]
-              - base._data.__array_interface__["data"][0]) // itemsize
-    flat = np.arange(base._data.size)
-    strides = tuple(s // itemsize * flat.itemsize for s in view._data.strides)
-    return np.lib.stride_tricks.as_strided(flat[offset:], view._data.shape, strides).copy()
+              - data.__array_interface__["data"][0]) // itemsize
+    if data.flags.c_contiguous:     # memory offsets are the row-major indices
+        return _offsets(offset, view._data.shape, [s // itemsize for s in view._data.strides])
+    # Otherwise write each element's row-major index at its place in a copy of the base's
+    # memory layout, and read them back through the view's offset and strides.
+    extent = 1 + sum((n - 1) * s // itemsize for n, s in zip(data.shape, data.strides))
+    memory = np.zeros(extent if data.size else 0, dtype=np.intp)
+    layout = np.lib.stride_tricks.as_strided
+    layout(memory, data.shape, _steps(data, memory))[...] = np.arange(data.size).reshape(data.shape)
+    return layout(memory[offset:], view._data.shape, _steps(view._data, memory)).copy()
+
+
+def _offsets(start, shape, strides):
+    """The element offsets of an array laid out by ``start``, ``shape``, ``strides``."""
+    positions = np.full(shape, start, dtype=np.intp)
+    for dim, (n, stride) in enumerate(zip(shape, strides)):
+        positions += (np.arange(n) * stride).reshape((n,) + (1,) * (len(shape) - dim - 1))
+    return positions
+
+
+def _steps(array, memory):
+    """``array``'s strides, moved from its element size to ``memory``'s."""
+    return [s // array.itemsize * memory.itemsize for s in array.strides]
 
 
 def _fits(t, other):

@@ -182,11 +182,34 @@ def test_double_backward_through_the_base():
     assert g.tolist() == [0., 4., 12.] and p.grad.tolist() == [0., 2., 4.]
 
 
-def test_a_base_that_is_not_contiguous_is_refused_before_any_change():
+def test_a_base_that_is_not_contiguous():
     import numpy as np
     p = torch.tensor([1., 2.], requires_grad=True)
     buf = torch.from_numpy(np.zeros((2, 3), dtype=np.float32).T)   # not a view: its own base
     assert buf._base is None and not buf.is_contiguous()
-    with pytest.raises(RuntimeError, match="contiguous"):
-        buf[0].copy_(p)
-    assert buf.tolist() == [[0., 0.], [0., 0.], [0., 0.]] and not buf.requires_grad
+    buf[1].copy_(p * 3)
+    assert grad_fn_name(buf) == COPY_SLICES
+    (buf * weights(3, 2)).sum().backward()
+    assert p.grad.tolist() == [6., 9.]
+
+
+def test_a_base_with_a_backward_step_is_refused_before_any_change():
+    # minitorch only: PyTorch's from_numpy refuses negative strides.
+    import numpy as np
+    p = torch.tensor([1., 2.], requires_grad=True)
+    buf = torch.from_numpy(np.zeros(4, dtype=np.float32)[::-1])
+    with pytest.raises(RuntimeError, match="steps forward through its memory"):
+        buf[1:3].copy_(p)
+    assert buf.tolist() == [0., 0., 0., 0.] and not buf.requires_grad
+
+
+def test_a_view_of_the_written_view_taken_after_the_write():
+    p = torch.tensor([1., 2., 3.], requires_grad=True)
+    q = torch.tensor([4., 5., 6.], requires_grad=True)
+    buf = torch.zeros(2, 3)
+    row = buf[0]
+    row.copy_(p)
+    row[1:].mul_(q[:2])
+    (buf * weights(2, 3)).sum().backward()
+    assert p.grad.tolist() == [0., 4., 10.]
+    assert q.grad.tolist() == [2., 6., 0.]
