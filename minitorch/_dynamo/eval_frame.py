@@ -195,6 +195,7 @@ class CompiledCode:
                 segment.compiled = self.backend(segment.graph_module, examples)
             except Exception as e:
                 raise BackendCompilerFailed(self.backend_name, e) from e
+        capture.forget_values()
         self.entries.insert(0, entry)
         return result
 
