@@ -447,7 +447,7 @@ class ReluInplace(InPlaceOp):
     @staticmethod
     def backward_on_arrays(ctx, grad):
         result, = ctx.saved_arrays
-        return grad * (result > 0)
+        return grad * (result > 0).astype(grad.dtype)    # float * bool is a slower loop
 
 
 def relu_(t):
