@@ -9,12 +9,20 @@ outputs.  These checks catch the usual slips before nbval's messages would:
   neither built nor read), or a ``_toc.yml`` entry whose file does not exist;
 * a notebook saved unexecuted (a code cell without an execution count), run
   out of order or not from a fresh kernel (counts not 1, 2, ..., n in order),
-  or with no outputs at all (nbval would then compare nothing).
+  or with no outputs at all (nbval would then compare nothing);
+* a stored output that belongs to the machine that ran it rather than to the
+  method: an absolute path (a checkout, a venv's site-packages, a kernel's
+  temporary cell file), or an error stored with its whole traceback, whose
+  file paths are the machine's and whose line numbers and source lines go
+  stale with the next edit of minitorch (nbval compares only an error's type
+  and message). Pages show an error as one line, ``Type: message``: their
+  setup cell puts IPython's tracebacks in ``Minimal`` mode.
 """
 
 import glob
 import json
 import pathlib
+import re
 
 import pytest
 import yaml
@@ -98,6 +106,30 @@ def execution_problems(path):
     return problems
 
 
+# Absolute paths as they look on Linux, macOS and Windows; a path inside the
+# repository is written relative to it (``minitorch/_tensor.py``).
+MACHINE_PATH = re.compile(r"(?<![\w.~-])/(work|home|Users|root|tmp|var/folders)/"
+                          r"|site-packages|dist-packages|\b[A-Za-z]:\\\\")
+
+
+def machine_specific_outputs(path):
+    """Stored outputs of a notebook that describe the machine that ran it (empty: fine)."""
+    nb = json.loads(pathlib.Path(path).read_text(encoding="utf-8"))
+    code = [c for c in nb.get("cells", []) if c.get("cell_type") == "code"]
+    problems = []
+    for n, cell in enumerate(code, 1):
+        for output in cell.get("outputs", []):
+            found = MACHINE_PATH.search(json.dumps(output, ensure_ascii=False))
+            if found:
+                problems.append(f"code cell {n}: an output holds an absolute path "
+                                f"({found.group()}...)")
+            if output.get("output_type") == "error" and len(output.get("traceback", [])) > 1:
+                problems.append(f"code cell {n}: an error is stored with its whole traceback "
+                                "(set the Minimal mode in the setup cell, as the other pages "
+                                "do, and re-execute)")
+    return problems
+
+
 def _summary(counts):
     return ", ".join(map(str, counts[:12])) + (", ..." if len(counts) > 12 else "")
 
@@ -121,6 +153,12 @@ def test_every_toc_entry_exists():
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.name for p in NOTEBOOKS])
 def test_notebook_saved_executed_in_order(path):
     problems = execution_problems(path)
+    assert not problems, f"{path.relative_to(ROOT)}: " + "; ".join(problems)
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.name for p in NOTEBOOKS])
+def test_stored_outputs_hold_no_machine_details(path):
+    problems = machine_specific_outputs(path)
     assert not problems, f"{path.relative_to(ROOT)}: " + "; ".join(problems)
 
 
@@ -164,6 +202,35 @@ def test_a_fresh_top_to_bottom_run_passes(tmp_path):
 def test_bad_notebooks_are_reported(tmp_path, cells, expected):
     write_notebook(tmp_path / "nb.ipynb", cells)
     problems = execution_problems(tmp_path / "nb.ipynb")
+    assert any(expected in p for p in problems), problems
+
+
+def error(lines):
+    return {"output_type": "error", "ename": "RuntimeError", "evalue": "no",
+            "traceback": lines}
+
+
+def test_outputs_of_the_method_pass(tmp_path):
+    write_notebook(tmp_path / "nb.ipynb", good_cells() + [
+        code_cell("open('minitorch/x.py')", 3, [error(["RuntimeError: no"])]),
+        code_cell("print(path)", 4, [stream("minitorch/_tensor.py:12 book/tmp/\n")])])
+    assert machine_specific_outputs(tmp_path / "nb.ipynb") == []
+
+
+@pytest.mark.parametrize("output, expected", [
+    (stream("/home/ann/minitorch/_tensor.py\n"), "/home/"),
+    (stream("in /tmp/ipykernel_1045/3072994522.py:10\n"), "/tmp/"),
+    (stream("C:\\Users\\ann\\minitorch\\nn.py\n"), "C:\\"),
+    ({"output_type": "execute_result", "execution_count": 1, "metadata": {},
+      "data": {"text/plain": "'/venv/lib/python3.11/site-packages/numpy'"}}, "site-packages"),
+    (error(["RuntimeError: no"]) | {"evalue": "in /work/wt/b/minitorch/_tensor.py"},
+     "/work/"),
+    (error(["Traceback", "File minitorch/_tensor.py:1103, in f", "RuntimeError: no"]),
+     "whole traceback"),
+])
+def test_machine_details_are_reported(tmp_path, output, expected):
+    write_notebook(tmp_path / "nb.ipynb", [code_cell("x", 1, [output])])
+    problems = machine_specific_outputs(tmp_path / "nb.ipynb")
     assert any(expected in p for p in problems), problems
 
 

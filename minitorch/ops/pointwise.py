@@ -135,7 +135,7 @@ class Relu(BuiltinFunction):
     @staticmethod
     def backward_on_arrays(ctx, grad):
         result, = ctx.saved_arrays
-        return grad * (result > 0)
+        return grad * (result > 0).astype(grad.dtype)    # float * bool is a slower loop
 
 
 class Sigmoid(BuiltinFunction):
