@@ -51,6 +51,20 @@ def compile(model=None, *, fullgraph=False, dynamic=None, backend="inductor", mo
                          mode=mode, options=options, disable=disable)
 
 
+def _assert(condition, message):
+    """``assert condition, message`` that tracing can keep (chapter 18): a false
+    condition raises ``AssertionError(message)``; a traced value (an fx ``Proxy``) as
+    the condition records a call of ``_assert`` in the graph instead, so that the check
+    runs each time the traced code runs (``concrete_args`` relies on it)."""
+    import sys
+    proxy = sys.modules.get("minitorch.fx.proxy")
+    if proxy is not None and isinstance(condition, proxy.Proxy):
+        return condition.tracer.create_proxy("call_function", _assert,
+                                             (condition, message), {})
+    if not condition:
+        raise AssertionError(message)
+
+
 _LAZY_MODULES = ("fx", "export", "compiler", "_dynamo", "_functorch", "_inductor")
 
 

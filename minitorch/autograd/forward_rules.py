@@ -429,6 +429,25 @@ INPLACE = {ip.AddInplace, ip.SubInplace, ip.MulInplace, ip.DivInplace, ip.Copy, 
            rnd.Uniform, rnd.Normal, rnd.Bernoulli, rnd.Exponential, rnd.RandomIntegers}
 
 
+def _view(primals, tangents, out, args):
+    """``a.view(shape)``: the same view of the tangent when its memory allows one (the
+    tangent of a view stays a view of the base's tangent); else a reshaped copy (a
+    tangent laid out otherwise than its primal, as a transform's can be)."""
+    t = tangents[0]
+    if t is None:
+        return None
+    return sh.View.apply(t, args[1]) if sh._viewable(t._data, out.shape) else \
+        t.reshape(out.shape)
+
+
+def _output_derivative(cls):
+    """``grad * f'(y)`` (relu's, sigmoid's, tanh's backward): linear in ``grad``, with
+    ``f''`` in terms of ``y`` for ``y``'s tangent; written out so that reverse mode
+    over it (``jacrev(jacfwd(jacrev(f)))``) differentiates ``f'`` and ``f''`` in ``y``."""
+    return _binary(lambda grad, y, out: cls.slope(y),
+                   lambda grad, y, out: grad * cls.curvature(y))
+
+
 def _build_table():
     table = {}
     for cls in LINEAR_OPS:
@@ -459,6 +478,9 @@ def _build_table():
         re.TrilInplace: linear(re.Tril), re.TriuInplace: linear(re.Triu),
         sampling.BernoulliWithP: _no_forward_derivative("aten::bernoulli"),
     })
+    for cls in (pw.ReluGrad, pw.SigmoidGrad, pw.TanhGrad):
+        table[cls] = _output_derivative(cls)
+    table[sh.View] = _view
     return table
 
 

@@ -527,13 +527,18 @@ class _CodeWriter:
         """How the code names a function: its qualified name when it lives in minitorch
         (``minitorch.relu``), a builtin's bare name (``getattr``), else a global
         named after its qualified name with every character that is not a letter,
-        digit or ``_`` replaced by ``_`` (``_global``)."""
+        digit or ``_`` replaced by ``_`` (``_global``). A function of Python's
+        ``operator`` module is named after the module it really lives in, ``_operator``
+        (``abs(x)`` calls ``_operator_abs``, as in PyTorch), though the graph prints it
+        as ``operator.abs``."""
         ### BEGIN SOLUTION 18.1
         name = qualified_name(fn)
         if name.startswith("minitorch."):
             return name
         if name.startswith("builtins."):
             return name[len("builtins."):]
+        if getattr(fn, "__module__", None) == "_operator":
+            name = f"_operator.{fn.__name__}"
         return self._global(fn, re.sub(r"[^0-9a-zA-Z_]", "_", name))
         ### END SOLUTION 18.1
 

@@ -136,7 +136,7 @@ def multi_head_attention_forward(query, key, value, embed_dim_to_check, num_head
     if static_k is not None or static_v is not None:
         raise NotImplementedError("multi_head_attention_forward: minitorch has no static_k/"
                                   "static_v; pass the keys and values as key and value")
-    unbatched = query.ndim == 2
+    unbatched = _check_ranks(query, key, value, key_padding_mask, attn_mask, num_heads)
     if unbatched:
         query, key, value = query.unsqueeze(1), key.unsqueeze(1), value.unsqueeze(1)
         if key_padding_mask is not None:
@@ -241,6 +241,32 @@ def _as_bias(mask, dtype, name):
     return mask.to(dtype)
 
 
+def _check_ranks(query, key, value, key_padding_mask, attn_mask, num_heads):
+    """Whether the call is unbatched (a 2-D ``query``), after checking that the other
+    inputs have the ranks that go with it, with PyTorch's messages."""
+    if query.ndim not in (2, 3):
+        raise AssertionError("query should be unbatched 2D or batched 3D tensor but received "
+                             f"{query.ndim}-D query tensor")
+    unbatched = query.ndim == 2
+    kind, rank = ("unbatched (2-D)", 2) if unbatched else ("batched (3-D)", 3)
+    if key.ndim != rank or value.ndim != rank:
+        raise AssertionError(f"For {kind} `query`, expected `key` and `value` to be {rank}-D "
+                             f"but found {key.ndim}-D and {value.ndim}-D tensors respectively")
+    if key_padding_mask is not None and key_padding_mask.ndim != rank - 1:
+        raise AssertionError(f"For {kind} `query`, expected `key_padding_mask` to be `None` "
+                             f"or {rank - 1}-D but found {key_padding_mask.ndim}-D tensor "
+                             "instead")
+    if attn_mask is not None:
+        if attn_mask.ndim not in (2, 3):
+            raise AssertionError(f"For {kind} `query`, expected `attn_mask` to be `None`, 2-D "
+                                 f"or 3-D but found {attn_mask.ndim}-D tensor instead")
+        expected = (num_heads, query.shape[0], key.shape[0])
+        if unbatched and attn_mask.ndim == 3 and tuple(attn_mask.shape) != expected:
+            raise AssertionError(f"Expected `attn_mask` shape to be {expected} but got "
+                                 f"{attn_mask.shape}")
+    return unbatched
+
+
 def _merged_mask(attn_mask, key_padding_mask, q, batch, heads, length, source):
     """``attn_mask`` ((L, S) or (N*H, L, S)) and ``key_padding_mask`` ((N, S)) as one additive
     mask broadcastable to the scores ``(N*H, L, S)``, or None."""
@@ -249,19 +275,20 @@ def _merged_mask(attn_mask, key_padding_mask, q, batch, heads, length, source):
         bias = _as_bias(attn_mask, q.dtype, "attn_mask")
         if bias.ndim == 2:
             if tuple(bias.shape) != (length, source):
-                raise RuntimeError(f"The shape of the 2D attn_mask is {tuple(bias.shape)}, but "
+                raise RuntimeError(f"The shape of the 2D attn_mask is {bias.shape}, but "
                                    f"should be {(length, source)}.")
             bias = bias.unsqueeze(0)
         elif bias.ndim == 3:
             if tuple(bias.shape) != (batch * heads, length, source):
-                raise RuntimeError(f"The shape of the 3D attn_mask is {tuple(bias.shape)}, but "
+                raise RuntimeError(f"The shape of the 3D attn_mask is {bias.shape}, but "
                                    f"should be {(batch * heads, length, source)}.")
         else:
             raise RuntimeError(f"attn_mask's dimension {bias.ndim} is not supported")
     if key_padding_mask is not None:
-        if tuple(key_padding_mask.shape) != (batch, source):
-            raise AssertionError(f"expecting key_padding_mask shape of {(batch, source)}, but "
-                                 f"got {tuple(key_padding_mask.shape)}")
+        for dim, expected in enumerate((batch, source)):
+            if key_padding_mask.shape[dim] != expected:
+                raise AssertionError(f"Expected key_padded_mask.shape[{dim}] to be {expected}, "
+                                     f"but got {key_padding_mask.shape[dim]}")
         padding = _as_bias(key_padding_mask, q.dtype, "key_padding_mask")
         padding = padding.view(batch, 1, 1, source).expand(batch, heads, 1, source) \
             .reshape(batch * heads, 1, source)

@@ -193,18 +193,26 @@ class OutputDerivative(BuiltinFunction):
         # ``grad`` and ``y`` broadcast against each other when vmap's rule gives one of
         # them a batch dim the other lacks (jacrev of jacrev): each input's gradient is
         # summed back to its own shape, as for any broadcasting op (chapter 3).
+        # ``slope`` and ``curvature`` are applied to the tensor ``y``, not to its array,
+        # so that with create_graph=True a third derivative sees how they depend on y.
         grad, y = ctx.saved_tensors
         need_grad, need_y = ctx.needs_input_grad
-        return (unbroadcast(g * wrap(cls.slope(y._data)), grad.shape) if need_grad else None,
-                unbroadcast(g * grad * wrap(cls.curvature(y._data)), y.shape)
-                if need_y else None)
+        return (unbroadcast(g * cls.slope(y), grad.shape) if need_grad else None,
+                unbroadcast(g * grad * cls.curvature(y), y.shape) if need_y else None)
+
+
+def _positive(y):
+    """1 where ``y`` > 0, else 0, in ``y``'s dtype: for an array or a tensor (a constant)."""
+    if isinstance(y, np.ndarray):
+        return (y > 0).astype(y.dtype)
+    return wrap((y._data > 0).astype(y._data.dtype))
 
 
 class ReluGrad(OutputDerivative):
     """relu' is 1 where the output is positive, 0 elsewhere; its own derivative is 0."""
     _backward_name = "ThresholdBackwardBackward0"
-    slope = staticmethod(lambda y: (y > 0).astype(y.dtype))
-    curvature = staticmethod(lambda y: np.zeros_like(y))
+    slope = staticmethod(lambda y: _positive(y))
+    curvature = staticmethod(lambda y: _positive(y) * 0)
 
 
 class SigmoidGrad(OutputDerivative):

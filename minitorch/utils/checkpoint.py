@@ -105,14 +105,15 @@ class _Frame:
     def _recompute(self):
         """Run the function again, with the random state of the first run, grad mode on and
         the recompute half of ``context_fn``, catching every tensor it saves (graph-free
-        aliases: the tensors themselves would tie the throwaway graph to itself); check them
-        against what ``pack`` saw (unless ``check`` is off, ``_check``); keep them by number."""
+        aliases: the tensors themselves would keep the throwaway graph alive until each one
+        is unpacked); check them against what ``pack`` saw (unless ``check`` is off,
+        ``_check``); keep them by number."""
         ### BEGIN SOLUTION 14.1
         caught = []
 
         def catch(tensor):
-            # Keep a graph-free alias: the tensor itself would tie the throwaway graph of
-            # the recomputation to itself (a node saving its own output: a cycle).
+            # Keep a graph-free alias: the tensor itself would hold the recomputation's
+            # throwaway graph (its grad_fn and everything behind it) until unpacked.
             caught.append(tensor.detach())
             return None
 

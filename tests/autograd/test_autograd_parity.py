@@ -248,6 +248,24 @@ def test_double_backward_nodes():
     assert torch.autograd.grad(r1.sum(), y)[0].tolist() == [0.0, 0.0]
 
 
+@pytest.mark.parametrize("name, second, third", [
+    ("sigmoid", [-0.03639618395557626, 0.05755679485232075],
+     [-0.11410088523739327, -0.0963567562895846]),
+    ("tanh", [-0.5331818782014544, 0.7268619813835874],
+     [-1.3643061061011235, -0.5652092882597702]),
+    ("relu", [0.0, 0.0], [0.0, 0.0])])
+def test_third_derivatives_through_the_double_backward_nodes(name, second, third):
+    # PyTorch 2.13: the second gradient's node is again the op's double backward
+    # (SigmoidBackwardBackward0...), and differentiating it once more is exact.
+    x = torch.tensor([0.3, -0.5], dtype=torch.float64, requires_grad=True)
+    g1, = torch.autograd.grad(getattr(x, name)().sum(), x, create_graph=True)
+    g2, = torch.autograd.grad(g1.sum(), x, create_graph=True)
+    assert g2.grad_fn.name() == g1.grad_fn.name()
+    g3, = torch.autograd.grad(g2.sum(), x)
+    np.testing.assert_allclose(g2.tolist(), second, rtol=1e-12, atol=1e-15)
+    np.testing.assert_allclose(g3.tolist(), third, rtol=1e-12, atol=1e-15)
+
+
 def test_first_gradient_accumulated_under_create_graph_is_a_copy():
     x = torch.tensor([1.0, 2.0], requires_grad=True)
     y = torch.tensor([3.0, 4.0], requires_grad=True)

@@ -143,3 +143,13 @@ def test_strided_and_transposed_bases():
         buf[0].copy_(dual)
         assert tangent(buf) == ROWS
         assert fwAD.unpack_dual(buf).tangent.dtype == torch.float32
+
+
+def test_a_view_of_a_dual_tensor_whose_tangent_is_laid_out_otherwise():
+    # PyTorch 2.13 gives this tangent (it copies a tangent to its primal's layout first);
+    # minitorch keeps the transposed tangent, and its view becomes a reshaped copy.
+    with fwAD.dual_level():
+        tangent = torch.arange(6.0).reshape(3, 2).t()
+        dual = fwAD.make_dual(torch.arange(6.0).reshape(2, 3), tangent)
+        assert fwAD.unpack_dual(dual.view(6)).tangent.tolist() == [0.0, 2.0, 4.0, 1.0, 3.0,
+                                                                   5.0]

@@ -69,3 +69,37 @@ def test_every_composition_agrees_with_hessian(name, compose):
         result = compose(f)(x)
     np.testing.assert_allclose(result.numpy(), hessian(f)(x).numpy(), rtol=1e-9,
                                atol=1e-12)
+
+
+# The first row of jacrev(jacrev(jacrev(f)))(x), third derivatives, in PyTorch 2.13:
+# the derivative ops of tanh and sigmoid (TanhBackwardBackward0...) must themselves be
+# differentiable in the saved output, as PyTorch's are.
+THIRD = {
+    "tanh": [[-6.016395918045289, -1.8691062551544428, 2.94975836579665],
+             [-1.8691062551544426, -0.8957535201061205, 1.0514323140292097],
+             [2.94975836579665, 1.05143231402921, -1.5040989795113222]],
+    "sigmoid": [[-0.42080623726533184, -0.11294060058633221, 0.1986910564174752],
+                [-0.11294060058633218, -0.09230315719966754, 0.07989442472354759],
+                [0.1986910564174752, 0.0798944247235476, -0.10520155931633296]],
+}
+
+
+@pytest.mark.parametrize("compose", [
+    lambda f: jacrev(jacrev(jacrev(f))), lambda f: jacfwd(jacrev(jacrev(f)))],
+    ids=["jacrev(jacrev(jacrev))", "jacfwd(jacrev(jacrev))"])
+@pytest.mark.parametrize("name", list(THIRD))
+def test_third_derivatives_are_pytorchs(name, compose):
+    np.testing.assert_allclose(compose(FUNCTIONS[name])(x)[0].numpy(), THIRD[name],
+                               rtol=1e-10, atol=1e-12)
+
+
+def test_forward_over_reverse_over_forward_is_pytorchs():
+    # jacfwd(jacrev(jacfwd(f)))(x)[0] in PyTorch 2.13: a tangent that is not laid out as
+    # its primal goes through view (it raised "view size is not compatible" here).
+    def f(v):
+        return (W @ v).exp().sum()
+    expected = [[3.0444748011434615, 0.5217744362705856, -1.3109300445243444],
+                [0.5217744362705856, 1.1600258069779983, -0.6835019302300656],
+                [-1.3109300445243444, -0.6835019302300656, 0.7611187002858654]]
+    np.testing.assert_allclose(jacfwd(jacrev(jacfwd(f)))(x)[0].numpy(), expected,
+                               rtol=1e-10, atol=1e-12)

@@ -264,6 +264,36 @@ def test_literals_globals_and_a_one_item_tuple():
 
 
 @pytest.mark.task("18.1")
+def test_functions_of_the_operator_module_and_of_others_are_named_as_pytorch_names_them():
+    # The code PyTorch 2.13 generates for the same graph (torch.fx); its graph prints
+    # the targets as operator.abs, math.sqrt, builtins.len, as minitorch's does.
+    import math
+    g = fx.Graph()
+    x = g.placeholder("x")
+    a = g.call_function(operator.abs, (x,))
+    b = g.call_function(operator.not_, (a,))
+    c = g.call_function(math.sqrt, (x,))
+    d = g.call_function(len, (x,))
+    e = g.call_function(abs, (x,))
+    g.output((a, b, c, d, e))
+    code = g.python_code("self")
+    assert code.src == (
+        "\n\n\ndef forward(self, x):\n"
+        "    abs_1 = _operator_abs(x)\n"
+        "    not_ = _operator_not_(abs_1)\n"
+        "    sqrt = math_sqrt(x)\n"
+        "    len_1 = len(x)\n"
+        "    abs_2 = abs(x);  x = None\n"
+        "    return (abs_1, not_, sqrt, len_1, abs_2)\n    ")
+    assert code.globals["_operator_abs"] is operator.abs
+    assert "call_function[target=operator.abs](args = (%x,)" in str(g)
+    gm = fx.GraphModule(minitorch.nn.Module(), g)
+    absolute, negated, root, length, builtin_abs = gm(minitorch.tensor([4.0]))
+    assert (absolute.tolist(), negated, root, length, builtin_abs.tolist()) == \
+        ([4.0], False, 2.0, 1, [4.0])
+
+
+@pytest.mark.task("18.1")
 def test_an_object_without_a_literal_becomes_one_global_each():
     # PyTorch 2.13 writes such a value by its repr (``array([ True, False])``), which
     # does not run; minitorch keeps it as a global of the code, one name per object.

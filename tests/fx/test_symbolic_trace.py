@@ -133,13 +133,13 @@ def test_concrete_args_specialize_and_check():
             return x + 1
         return x - 1
     gm = fx.symbolic_trace(g, concrete_args={"flag": True})
-    # PyTorch calls torch._assert; the code is otherwise the same
+    # PyTorch 2.13's code, torch._assert for minitorch._assert
     assert gm.code == """
 
 
 def forward(self, x, flag_1):
     eq = flag_1 == True;  flag_1 = None
-    _assert = minitorch.fx._symbolic_trace._assert(eq, 'flag has been specialized to have value True but got another value');  eq = _assert = None
+    _assert = minitorch._assert(eq, 'flag has been specialized to have value True but got another value');  eq = _assert = None
     add = x + 1;  x = None
     return add
     """       # noqa: E501
@@ -151,6 +151,37 @@ def forward(self, x, flag_1):
         return x if n is None else x * n
     assert "_assert_is_none(n_1, 'n has been specialized to have value None but got another " \
            "value')" in fx.symbolic_trace(h, concrete_args={"n": None}).code
+
+
+def test_assert_is_recorded_on_a_traced_condition_and_kept_by_dead_code_elimination():
+    # PyTorch 2.13, torch._assert for minitorch._assert: the same code and graph line.
+    def positive_abs(x):
+        minitorch._assert(x.sum() > 0, "the sum must be positive")
+        return abs(x)
+    gm = fx.symbolic_trace(positive_abs)
+    gm.graph.eliminate_dead_code()
+    gm.recompile()
+    assert gm.code == """
+
+
+def forward(self, x):
+    sum_1 = x.sum()
+    gt = sum_1 > 0;  sum_1 = None
+    _assert = minitorch._assert(gt, 'the sum must be positive');  gt = _assert = None
+    abs_1 = _operator_abs(x);  x = None
+    return abs_1
+    """
+    assert "%_assert : [num_users=0] = call_function[target=minitorch._assert](args = " \
+           "(%gt, the sum must be positive), kwargs = {})" in str(gm.graph)
+    assert gm(minitorch.tensor([-1.0, 3.0])).tolist() == [1.0, 3.0]
+    with pytest.raises(AssertionError, match="^the sum must be positive$"):
+        gm(minitorch.tensor([-3.0, 1.0]))
+    # eagerly it is an assert, as torch._assert: a false condition raises AssertionError
+    assert minitorch._assert(minitorch.tensor(True), "unused") is None
+    with pytest.raises(AssertionError, match="^boom$"):
+        minitorch._assert(minitorch.tensor(False), "boom")
+    with pytest.raises(RuntimeError, match="ambiguous"):
+        minitorch._assert(minitorch.tensor([True, False]), "boom")
 
 
 def helper(x, n):
@@ -194,8 +225,7 @@ def test_is_leaf_module_decides_what_stays_a_call():
 
 
 # ----- the proxies' dispatch and the tracer (task 18.2) ---------------------------------------
-# Code observed on PyTorch 2.13 for the same functions; PyTorch names the global of
-# ``abs`` ``_operator_abs`` where minitorch writes ``operator_abs``.
+# Code observed on PyTorch 2.13 for the same functions.
 
 def every_operator(x, y):
     s = x.shape
@@ -205,7 +235,7 @@ def every_operator(x, y):
 
 def test_reflected_unary_and_attribute_operations_are_recorded():
     gm = fx.symbolic_trace(every_operator)
-    assert gm.code.replace("operator_abs", "_operator_abs") == """
+    assert gm.code == """
 
 
 def forward(self, x, y):

@@ -188,6 +188,59 @@ def test_mha_errors():
         m(torch.randn(3, 2, 6), x, x)
 
 
+_BATCHED, _ONE = torch.ones(5, 2, 8), torch.ones(5, 8)
+_MASK_ERRORS = {     # PyTorch 2.13's (torch.Size printed as minitorch.Size)
+    "key not 3-D": ((_BATCHED, _ONE, _ONE), {}, AssertionError,
+                    "For batched (3-D) `query`, expected `key` and `value` to be 3-D but found "
+                    "2-D and 2-D tensors respectively"),
+    "key not 2-D": ((_ONE, _BATCHED, _BATCHED), {}, AssertionError,
+                    "For unbatched (2-D) `query`, expected `key` and `value` to be 2-D but "
+                    "found 3-D and 3-D tensors respectively"),
+    "4-D query": ((torch.ones(1, 5, 2, 8),) * 3, {}, AssertionError,
+                  "query should be unbatched 2D or batched 3D tensor but received 4-D query "
+                  "tensor"),
+    "1-D padding mask": ((_BATCHED,) * 3, dict(key_padding_mask=torch.zeros(5).bool()),
+                         AssertionError, "For batched (3-D) `query`, expected "
+                         "`key_padding_mask` to be `None` or 2-D but found 1-D tensor instead"),
+    "3-D padding mask": ((_BATCHED,) * 3, dict(key_padding_mask=torch.zeros(2, 5, 1).bool()),
+                         AssertionError, "For batched (3-D) `query`, expected "
+                         "`key_padding_mask` to be `None` or 2-D but found 3-D tensor instead"),
+    "unbatched 2-D padding mask": ((_ONE,) * 3, dict(key_padding_mask=torch.zeros(1, 5).bool()),
+                                   AssertionError, "For unbatched (2-D) `query`, expected "
+                                   "`key_padding_mask` to be `None` or 1-D but found 2-D tensor "
+                                   "instead"),
+    "padding mask's batch": ((_BATCHED,) * 3, dict(key_padding_mask=torch.zeros(3, 5).bool()),
+                             AssertionError, "Expected key_padded_mask.shape[0] to be 2, but "
+                             "got 3"),
+    "padding mask's length": ((_BATCHED,) * 3, dict(key_padding_mask=torch.zeros(2, 4).bool()),
+                              AssertionError, "Expected key_padded_mask.shape[1] to be 5, but "
+                              "got 4"),
+    "unbatched padding mask's length": ((_ONE,) * 3, dict(key_padding_mask=torch.zeros(4).bool()),
+                                        AssertionError, "Expected key_padded_mask.shape[1] to be "
+                                        "5, but got 4"),
+    "4-D attn_mask": ((_BATCHED,) * 3, dict(attn_mask=torch.zeros(1, 4, 5, 5)), AssertionError,
+                      "For batched (3-D) `query`, expected `attn_mask` to be `None`, 2-D or 3-D "
+                      "but found 4-D tensor instead"),
+    "2-D attn_mask's shape": ((_BATCHED,) * 3, dict(attn_mask=torch.zeros(4, 4)), RuntimeError,
+                              "The shape of the 2D attn_mask is minitorch.Size([4, 4]), but "
+                              "should be (5, 5)."),
+    "3-D attn_mask's shape": ((_BATCHED,) * 3, dict(attn_mask=torch.zeros(3, 5, 5)),
+                              RuntimeError, "The shape of the 3D attn_mask is "
+                              "minitorch.Size([3, 5, 5]), but should be (4, 5, 5)."),
+    "unbatched 3-D attn_mask": ((_ONE,) * 3, dict(attn_mask=torch.zeros(3, 5, 5)),
+                                AssertionError, "Expected `attn_mask` shape to be (2, 5, 5) but "
+                                "got minitorch.Size([3, 5, 5])"),
+}
+
+
+@pytest.mark.parametrize("case", list(_MASK_ERRORS))
+def test_mha_rank_and_mask_errors_are_pytorchs(case):
+    args, kwargs, error, message = _MASK_ERRORS[case]
+    with pytest.raises(error) as caught:
+        nn.MultiheadAttention(8, 2)(*args, **kwargs)
+    assert str(caught.value) == message
+
+
 def test_mha_dropout_only_in_training():
     torch.manual_seed(0)
     m = nn.MultiheadAttention(8, 2, dropout=0.5)

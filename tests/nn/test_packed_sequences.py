@@ -209,6 +209,18 @@ def test_lstm_projection_errors(kwargs, message):
         lstm(torch.zeros(4, 2, 3), (torch.zeros(4, 2, 5), torch.zeros(4, 2, 5)))
 
 
+@pytest.mark.parametrize("cls", [nn.RNN, nn.GRU])
+@pytest.mark.parametrize("proj_size", [0, 2])
+def test_only_the_lstm_has_a_projection(cls, proj_size):
+    # PyTorch 2.13 refuses the keyword itself, even proj_size=0
+    with pytest.raises(ValueError, match="^proj_size argument is only supported for LSTM, "
+                                         "not RNN or GRU$"):
+        cls(3, 5, proj_size=proj_size)
+    with pytest.raises(TypeError, match=r"^RNNBase\.__init__\(\) got an unexpected keyword "
+                                        "argument 'projection'$"):
+        cls(3, 5, projection=2)
+
+
 def test_permute_hidden_and_flatten_parameters():
     lstm = nn.LSTM(2, 3)
     h, c = torch.arange(6.0).reshape(1, 2, 3), torch.zeros(1, 2, 3)

@@ -413,11 +413,23 @@ def _check_sizes(input_size, hidden_size, num_layers, dropout, proj_size):
         raise ValueError("proj_size has to be smaller than hidden_size")
 
 
+def _refuse_projection(kwargs):
+    """RNN and GRU have no projection: ``proj_size`` (any value, as in PyTorch) is refused
+    with PyTorch's ValueError; any other unknown keyword with Python's TypeError."""
+    if "proj_size" in kwargs:
+        raise ValueError("proj_size argument is only supported for LSTM, not RNN or GRU")
+    if kwargs:
+        raise TypeError("RNNBase.__init__() got an unexpected keyword argument "
+                        f"'{next(iter(kwargs))}'")
+
+
 class RNN(RNNBase):
     """The Elman RNN: ``h' = tanh(W_ih x + b_ih + W_hh h + b_hh)`` (or relu)."""
 
     def __init__(self, input_size, hidden_size, num_layers=1, nonlinearity="tanh", bias=True,
-                 batch_first=False, dropout=0.0, bidirectional=False, device=None, dtype=None):
+                 batch_first=False, dropout=0.0, bidirectional=False, device=None, dtype=None,
+                 **only_lstm):
+        _refuse_projection(only_lstm)
         if nonlinearity not in ("tanh", "relu"):
             raise ValueError(f"Unknown nonlinearity '{nonlinearity}'. Select from 'tanh' or "
                              "'relu'.")
@@ -436,7 +448,8 @@ class GRU(RNNBase):
     of the stacked gates: r, z, n)."""
 
     def __init__(self, input_size, hidden_size, num_layers=1, bias=True, batch_first=False,
-                 dropout=0.0, bidirectional=False, device=None, dtype=None):
+                 dropout=0.0, bidirectional=False, device=None, dtype=None, **only_lstm):
+        _refuse_projection(only_lstm)
         super().__init__("GRU", input_size, hidden_size, num_layers, bias, batch_first,
                          dropout, bidirectional, dtype=dtype)
 
