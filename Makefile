@@ -175,7 +175,7 @@ tasks: $(if $(wildcard $(VENV)/bin/python),,setup-check)
 # `check` exits 3 when nothing failed but some tasks are not done yet (a fresh copy): make
 # says that this is the expected start and exits 0; a failure still exits 1.
 check: $(if $(wildcard $(VENV)/bin/python),,setup-check)
-	@$(CLASSROOM) check $(TASKS); status=$$?; \
+	@status=0; $(CLASSROOM) check $(TASKS) || status=$$?; \
 	if [ $$status -eq 3 ]; then echo "(nothing failed: 'not done' is where each task starts;" \
 	  "make check exits 0 then, \`python -m classroom check\` and your CI exit 3)"; exit 0; fi; \
 	exit $$status
