@@ -360,8 +360,8 @@ def task_files(course, tasks):
 
 
 def _page_order_note(tasks):
-    """A sentence naming the tasks that the table lists after a task of a later page
-    (their tests need it), or "" when the table follows the pages."""
+    """A sentence naming the tasks that the table lists after a task of a later page (the
+    syllabus order: see book/teaching.md), or "" when the table follows the pages."""
     late, last_page = [], ""
     for task in tasks:
         page = task.file if task.file.endswith(".ipynb") else ""
@@ -372,9 +372,9 @@ def _page_order_note(tasks):
         return ""
     names = ", ".join(late[:-1]) + " and " + late[-1] if len(late) > 1 else late[0]
     return (f" That is not always the pages' order: {names} come"
-            f"{'s' if len(late) == 1 else ''} after tasks of later pages, which "
-            "their tests need (column *needs*). Read the pages in the book's order, and "
-            "write each task when the table comes to it.")
+            f"{'s' if len(late) == 1 else ''} after tasks of later pages (column *needs* "
+            "says which tasks each one's tests run). Read the pages in the book's order, "
+            "and write each task when the table comes to it.")
 
 
 def _where_read(task):

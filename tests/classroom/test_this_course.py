@@ -217,3 +217,14 @@ def test_each_stub_of_4_1_points_at_the_section_that_explains_its_function(book_
                     "_differentiable": {recording}, "BackwardCFunction._apply": {calling},
                     "_zeros_for_missing": {calling}, "describe_outputs": {calling},
                     "as_outputs": {applying}, "save_and_mark_dirty": {applying}}
+
+
+def test_a1s_readme_says_which_tasks_come_out_of_the_pages_order(book_course):
+    """The release README lists a1's tasks in the syllabus order, where 4.4 (page 04c)
+    and 4.2 (page 04b) come after chapter 5's tasks: it says so (student-a1 finding 10),
+    and says nothing for an assignment whose table follows the pages."""
+    readme = release_mod.student_readme(book_course, "a1-engine",
+                                        list(book_course.tasks_of("a1-engine")))
+    assert ("That is not always the pages' order: 4.4 (04c_gradients) and 4.2 (04b_engine) "
+            "come after tasks of later pages") in " ".join(readme.split())
+    assert release_mod._page_order_note(book_course.tasks_of("a3-modules")) == ""
