@@ -82,7 +82,7 @@ help:
 	@echo "make test-machines  the tests under other BLAS kernels, SIMD levels, threads, Pythons"
 	@echo "make test-launch  every page run alone in an empty folder, only the package installed"
 	@echo "make lab        open the notebooks in JupyterLab"
-	@echo "make bench      benchmarks: table, bench/results/latest.json and .png (own venv .venv-bench)"
+	@echo "make bench      benchmarks: table, bench/results/latest.json and .png, copied to minitorch/book (own venv .venv-bench)"
 	@echo "make torch-diff chapters re-run with PyTorch: differing cells -> _build/torch-diff.md"
 	@echo "make tasks      the tasks (JSON=1 for JSON, ALL=1 for every assignment's); see classroom/README.md"
 	@echo "make check      run the tests of some tasks: make check TASKS=\"4.1 4.2\""

@@ -1071,7 +1071,7 @@ class Tensor:
 
     def __setitem__(self, key, value):
         ops.check_in_place(self, value, through_view=True)
-        ops.setitem(self, key, value)
+        ops.record_change_in_base(ops.setitem(self, key, value))
 
     def select(self, dim, index):
         return ops.select(self, dim, index)
@@ -1123,7 +1123,7 @@ class Tensor:
 
     def zero_(self):
         ops.check_in_place(self)
-        return ops.Zero.apply(self)
+        return ops.record_change_in_base(ops.Zero.apply(self))
 
     def fill_(self, value):
         return ops.inplace.fill_(self, value)

@@ -14,7 +14,8 @@ This script runs every notebook of ``_toc.yml`` that way:
    tool);
 2. a wheel of this working tree, the same package ``pip install git+...`` builds, is
    installed into it (again on every run, so it is the code of the tree), and a check
-   that the installed package holds the files chapter 17 needs (``minitorch.book``);
+   that the installed package holds the files chapter 17 and the benchmarks appendix
+   need (``minitorch.book``);
 3. each notebook is copied alone into an empty temporary folder and run there, top to
    bottom, in a fresh kernel of that environment (nbclient, as ``make torch-diff`` does;
    a cell tagged ``raises-exception`` may raise). Outputs are not compared (nbval does
@@ -50,9 +51,7 @@ COLAB_LIBRARIES = ("numpy", "scipy", "matplotlib", "scikit-learn", "tqdm", "grap
 PACKAGE_SOURCES = ("pyproject.toml", "README.md", "LICENSE", "LICENSE-text.md",
                    "minitorch", "classroom")
 # Pages that cannot run alone yet, with the reason; they are reported, not failed.
-KNOWN = {
-    "appendix_benchmarks": "reads bench/results/latest.json from the repository",
-}
+KNOWN = {}       # none now
 
 # Run inside .venv-launch: one notebook, in its own folder, in a fresh kernel.
 RUN_ONE = r"""
@@ -77,13 +76,15 @@ except (CellExecutionError, CellTimeoutError, DeadKernelError) as error:
     sys.exit(1)
 """
 
-# Run inside .venv-launch, in an empty folder: what chapter 17 takes from the package.
+# Run inside .venv-launch, in an empty folder: what chapter 17 and the benchmarks appendix
+# take from the package.
 PACKAGE_CHECK = r"""
 import sys
 import minitorch
 from minitorch.book import FOLDER
 assert "site-packages" in str(FOLDER), FOLDER
-for name in ("gpt.py", "book_prose.txt", "README.md"):
+for name in ("gpt.py", "book_prose.txt", "README.md", "benchmarks.json",
+             "benchmarks.png"):
     assert (FOLDER / name).is_file(), f"the installed package lacks minitorch/book/{name}"
 sys.modules.update({"torch": minitorch, "torch.nn": minitorch.nn,
                     "torch.nn.functional": minitorch.nn.functional,

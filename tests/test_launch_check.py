@@ -1,6 +1,7 @@
 """``make test-launch`` (scripts/launch_check.py) and what it relies on: the pages of
-``_toc.yml``, each once, and a wheel of minitorch that carries the files chapter 17 needs
-(``minitorch/book``), since on Colab the installed package is all a page has."""
+``_toc.yml``, each once, and a wheel of minitorch that carries the files chapter 17 and the
+benchmarks appendix need (``minitorch/book``), since on Colab the installed package is all a
+page has."""
 
 import pathlib
 import subprocess
@@ -40,7 +41,7 @@ def test_the_clean_environment_points_nowhere_into_the_repository(monkeypatch):
 
 
 @pytest.mark.slow
-def test_the_wheel_carries_chapter_17s_program_and_text(tmp_path):
+def test_the_wheel_carries_chapter_17s_program_and_text_and_the_benchmarks(tmp_path):
     source = tmp_path / "source"
     launch_check.copy_package_sources(source)
     subprocess.run([sys.executable, "-m", "pip", "wheel", "-q", "--no-deps",
@@ -48,10 +49,15 @@ def test_the_wheel_carries_chapter_17s_program_and_text(tmp_path):
                    check=True, capture_output=True)
     wheel, = tmp_path.glob("minitorch_book-*.whl")
     names = set(zipfile.ZipFile(wheel).namelist())
-    for name in ("gpt.py", "book_prose.txt", "README.md", "__init__.py"):
+    for name in ("gpt.py", "book_prose.txt", "README.md", "__init__.py",
+                 "benchmarks.json", "benchmarks.png"):
         assert f"minitorch/book/{name}" in names
     text = zipfile.ZipFile(wheel).read("minitorch/book/book_prose.txt").decode("utf-8")
     assert text == (ROOT / "minitorch" / "book" / "book_prose.txt").read_text(encoding="utf-8")
+    # the benchmarks appendix reads these: the results of bench/results
+    for copy, name in (("benchmarks.json", "latest.json"), ("benchmarks.png", "latest.png")):
+        shipped = zipfile.ZipFile(wheel).read(f"minitorch/book/{copy}")
+        assert shipped == (ROOT / "bench" / "results" / name).read_bytes()
 
 
 def test_a_copy_without_git_gives_its_package_files_but_no_leftovers(tmp_path, monkeypatch):

@@ -261,6 +261,16 @@ class Capture:
         self.grad_enabled = grad_mode.is_grad_enabled()
         self.result = None
 
+    def forget_values(self):
+        """After compiling: let go of the tensors this call made or was given.  A replay
+        reads only the tensors it binds (parameters, buffers, constants from outside);
+        keeping the others would keep the first call's activations alive as long as
+        the compiled code."""
+        for value in self.values:
+            if value.kind not in ("param", "buffer", "external"):
+                value.tensor = None
+        self.result = None
+
     # ----- tensors in and out -------------------------------------------------------------
     def track(self, t, kind, name, position=None, step=None):
         """A new Value for ``t`` (a tensor Python holds), its array replaced by a stand-in."""

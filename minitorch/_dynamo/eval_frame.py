@@ -1,6 +1,7 @@
 """What ``minitorch.compile`` returns, and what it does on each call (chapter 19).
 
-A compiled callable keeps a *cache* of entries, each one captured call with its
+A compiled function's code keeps a *cache* of entries (shared, as in PyTorch, by every
+``compile`` of the function: ``FrameCache``), each one captured call with its
 *guards* (what the capture assumed: the inputs' shapes, dtypes and requires_grad,
 grad mode, the modules' training flags) and its compiled graphs.  On a call:
 
@@ -20,7 +21,7 @@ they would have; in-place changes are copied into their tensor when asked for.
 
 import functools
 import inspect
-import warnings
+import logging
 import weakref
 
 import numpy as np
@@ -39,7 +40,9 @@ from ..fx.experimental.symbolic_shapes import SymInt, evaluate
 
 __all__ = ["optimize", "OptimizedModule", "disable", "is_compiling", "reset_caches"]
 
-_caches = weakref.WeakSet()     # every compiled callable alive, for reset()
+log = logging.getLogger(__name__)   # PyTorch logs the recompile limit; it does not warn
+_caches = weakref.WeakSet()     # every FrameCache alive, for reset()
+_shared = weakref.WeakKeyDictionary()   # code (or module) -> backend -> FrameCaches
 _frame_ids = [0]                # the next compiled function's number in messages (0/1: its
                                 # first capture's second recompile); reset() starts again
 _live_replay = [None]
@@ -52,7 +55,8 @@ def is_compiling():
 
 
 class CompiledCode:
-    """``fn`` compiled: the cache of captured calls, and the logic of a call."""
+    """``fn`` compiled: the logic of a call, and the cache of captured calls (its
+    code's ``FrameCache``, shared with the other compiles of ``fn``)."""
 
     def __init__(self, fn, backend, fullgraph=False, dynamic=None, module=None):
         from .backends import lookup_backend
@@ -61,13 +65,21 @@ class CompiledCode:
         self.backend_name = backend if isinstance(backend, str) else \
             getattr(backend, "__name__", type(backend).__name__)
         self.fullgraph, self.dynamic = fullgraph, dynamic
-        self.entries = []               # newest first
-        self.captures = 0
-        self.frame_id = None
-        self.recompile_reasons = []
         self.names = _argument_names(fn)
-        self.auto_dynamic = set()       # (input position, dim) that changed size before
-        _caches.add(self)
+        self.cache = FrameCache.of(module if module is not None else _code_of(fn),
+                                   self.backend, dynamic)
+
+    # What is cached lives in the FrameCache, shared by every compile of the same code.
+    entries = property(lambda self: self.cache.entries)     # newest first
+    recompile_reasons = property(lambda self: self.cache.recompile_reasons)
+    captures = property(lambda self: self.cache.captures,
+                        lambda self, n: setattr(self.cache, "captures", n))
+    frame_id = property(lambda self: self.cache.frame_id,
+                        lambda self, n: setattr(self.cache, "frame_id", n))
+    auto_dynamic = property(lambda self: self.cache.auto_dynamic,
+                            lambda self, dims: setattr(self.cache, "auto_dynamic", dims))
+    _warned = property(lambda self: self.cache.warned,
+                       lambda self, flag: setattr(self.cache, "warned", flag))
 
     def __call__(self, *args, **kwargs):
         """One call of the compiled function (chapter 19, "Guards: what a graph
@@ -82,9 +94,9 @@ class CompiledCode:
         failed guard, or, when its guards pass but it took another path, "the last call
         that passed these guards took another path (an op differed from the capture, as
         a graph break can make it)". With ``config.recompile_limit`` entries already,
-        warn once (a ``UserWarning``): "minitorch.compile: <the function's __name__> was
-        recompiled <limit> times (config.recompile_limit); it now runs without
-        compiling. Last reason: <the last pair's reason>", and run ``self.fn``. Else,
+        log a warning once, as PyTorch does (not a Python warning): ``log.warning(self.
+        _limit_message(<the first pair>))`` (the newest entry's reason), set
+        ``self._warned``, and run ``self.fn``. Else,
         if entries were passed over: raise ``RecompileError`` with
         ``_recompile_message`` of the pairs when ``config.error_on_recompile`` is set;
         append the last pair's reason (the oldest entry's) to ``recompile_reasons``;
@@ -106,10 +118,8 @@ class CompiledCode:
                           "differed from the capture, as a graph break can make it)")
             reasons.append((entry, reason))
         if len(self.entries) >= config.recompile_limit:
-            if not getattr(self, "_warned", False):
-                warnings.warn(f"minitorch.compile: {self.fn.__name__} was recompiled "
-                              f"{config.recompile_limit} times (config.recompile_limit); it "
-                              f"now runs without compiling. Last reason: {reasons[-1][1]}")
+            if not self._warned:
+                log.warning(self._limit_message(reasons[0]))
                 self._warned = True
             return self.fn(*args, **kwargs)
         if reasons:
@@ -135,6 +145,19 @@ class CompiledCode:
                         other.guards.check(flat, self.module) is None:
                     other.took_another_path = False
         return result
+
+    def _limit_message(self, pair):
+        """What is logged when the recompile limit is hit: PyTorch's first three lines,
+        naming the newest entry's failed guard, and what to do."""
+        entry, reason = pair
+        code = _code_of(self.module.forward if self.module is not None else self.fn)
+        where = f" ({code.co_filename}:{code.co_firstlineno})" if code else ""
+        return "\n".join([
+            f"minitorch._dynamo hit config.recompile_limit ({config.recompile_limit})",
+            f"   function: '{getattr(code, 'co_name', '?')}'{where}",
+            f"   last reason: {self.frame_id}/{entry.number}: {reason}",
+            "It now runs without compiling: make the sizes that change dynamic "
+            "(dynamic=True, mark_dynamic) or raise config.recompile_limit."])
 
     def _recompile_message(self, reasons):
         """PyTorch's words for the ``(entry, reason)`` pairs of ``__call__``, newest
@@ -195,14 +218,51 @@ class CompiledCode:
                 segment.compiled = self.backend(segment.graph_module, examples)
             except Exception as e:
                 raise BackendCompilerFailed(self.backend_name, e) from e
+        capture.forget_values()
         self.entries.insert(0, entry)
         return result
+
+    def reset(self):
+        self.cache.reset()
+
+
+class FrameCache:
+    """The captures of one function's code (chapter 19): as in PyTorch, every
+    ``compile`` of the same function shares them (a module: of the same module), so a
+    second ``compile(f)`` replays what the first captured, and the recompile count and
+    limit are the function's, not the wrapper's.  Wrappers with another backend or
+    ``dynamic`` keep their own (PyTorch keeps them in the same cache, guarded by a
+    backend check that fails, so switching counts as a recompile there)."""
+
+    def __init__(self):
+        self.entries = []               # newest first
+        self.captures = 0
+        self.frame_id = None
+        self.recompile_reasons = []
+        self.auto_dynamic = set()       # (input position, dim) that changed size before
+        self.warned = False
+        _caches.add(self)
+
+    @classmethod
+    def of(cls, owner, backend, dynamic):
+        """The cache of ``owner`` (a code object or a module) for this backend and
+        ``dynamic``.  Held as long as the owner and the backend live (weakly), so a
+        backend made for one call (a lambda) takes its captures with it."""
+        try:
+            per_backend = _shared.setdefault(owner, weakref.WeakKeyDictionary())
+            caches = per_backend.setdefault(backend, {})
+        except TypeError:               # no code of its own, or a backend that cannot
+            return cls()                # be referred to weakly: a cache of its own
+        if dynamic not in caches:
+            caches[dynamic] = cls()
+        return caches[dynamic]
 
     def reset(self):
         self.entries.clear()
         self.captures = 0
         self.frame_id = None
         self.recompile_reasons.clear()
+        self.warned = False
 
 
 def _next_frame_id():
@@ -493,10 +553,12 @@ def reset_caches():
 _MODES = ("default", "lite", "reduce-overhead", "max-autotune-no-cudagraphs", "max-autotune")
 
 
-def compile_model(model=None, *, fullgraph=False, dynamic=None, backend="inductor",
+def compile_model(model=None, *, fullgraph=False, dynamic=None, backend=None,
                   mode=None, options=None, disable=False):
     """``minitorch.compile``: a compiled function, an ``OptimizedModule``, or (called
-    without a model) a decorator."""
+    without a model) a decorator.  ``backend=None`` means ``"inductor"``."""
+    if backend is None:
+        backend = "inductor"
     if model is None:
         return functools.partial(compile_model, fullgraph=fullgraph, dynamic=dynamic,
                                  backend=backend, mode=mode, options=options,

@@ -116,10 +116,11 @@ def count_dependencies(root):
 def execute(task):
     """Run the ready nodes, most urgent first, until none is left.
 
-    A node without hooks never reaches the hook functions of task 5.4: only a node
+    A node without hooks never reaches the hook functions (chapter 5): only a node
     whose ``_hooked`` is set goes through ``call_pre_hooks`` (an AccumulateGrad's is
     set too when its leaf has hooks), and only one with ``_post_hooks`` through
-    ``call_post_hooks``.  So a graph without hooks runs while 5.4 is still a stub.
+    ``call_post_hooks``.  So in the course, a graph without hooks runs before you
+    have written the hook functions (course task 5.4).
     """
     ### BEGIN SOLUTION 4.2
     ready, buffers, targets = task.ready, task.buffers, task.targets
@@ -283,7 +284,7 @@ class GraphTask:
 
     def retain(self, tensor, grad):
         """Keep the gradient of a ``retain_grad`` tensor until ``commit`` (the hooks of
-        task 5.4 call this)."""
+        chapter 5 call this)."""
         self.retained.append((tensor, grad))
 
     def commit(self):

@@ -199,10 +199,10 @@ class Graph:
             return
         seen_qualname = []
         for atom in node.target.split("."):
-            if not hasattr(module, atom):
+            module = getattr(module, atom, None)        # None is missing, as in PyTorch
+            if module is None:
                 raise RuntimeError(f"Node {node} target {node.target} references nonexistent "
-                                   f"attribute {atom} of {'.'.join(seen_qualname) or 'root'}")
-            module = getattr(module, atom)
+                                   f"attribute {atom} of {'.'.join(seen_qualname)}")
             seen_qualname.append(atom)
         if node.op == "call_module" and not _is_module(module):
             raise RuntimeError(f"Node {node} target {node.target} {atom} is not a Module")

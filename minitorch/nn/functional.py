@@ -20,7 +20,7 @@ from .._random import Draw
 from ..autograd.function import once_differentiable
 from .. import ops
 from ..ops._common import BuiltinFunction, binary_operands, broadcast_error, wrap
-from ..ops.inplace import check_in_place
+from ..ops.inplace import check_in_place, record_change_in_base
 from ..ops.linalg import Addmm
 from ..autograd.grad_mode import is_grad_enabled, no_grad as _no_grad
 from .. import _functions as torch_functions
@@ -687,7 +687,7 @@ def elu(input, alpha=1.0, inplace=False):
     _float_input("elu", "elu_cpu", input)
     if inplace:
         check_in_place(input)
-        return _act.EluInplace.apply(input, alpha)
+        return record_change_in_base(_act.EluInplace.apply(input, alpha))
     return _act.Elu.apply(input, alpha)
 
 
@@ -696,7 +696,7 @@ def leaky_relu(input, negative_slope=0.01, inplace=False):
     _float_input("leaky_relu", "leaky_relu_cpu", input)
     if inplace:
         check_in_place(input)
-        return _act.LeakyReluInplace.apply(input, negative_slope)
+        return record_change_in_base(_act.LeakyReluInplace.apply(input, negative_slope))
     return _act.LeakyRelu.apply(input, negative_slope)
 
 
@@ -729,7 +729,7 @@ def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
         raise ValueError("min_val cannot be greater than max_val")
     if inplace:
         check_in_place(input)
-        return _act.HardtanhInplace.apply(input, min_val, max_val)
+        return record_change_in_base(_act.HardtanhInplace.apply(input, min_val, max_val))
     return _act.Hardtanh.apply(input, min_val, max_val)
 
 

@@ -7,7 +7,10 @@ tensor's new ``grad_fn``.  Saved tensors remember the version they were saved
 at, and backward refuses to use one that has changed since.
 
 Before touching any memory, :func:`check_in_place` refuses what autograd
-could not follow, so a refused op leaves the tensor as it was.
+could not follow, so a refused op leaves the tensor as it was.  After a
+recorded change through a view of a tensor that needed no gradient,
+:func:`record_change_in_base` gives that tensor (the view's base) a
+``CopySlices`` node, so that gradients reach the operand through the base too.
 """
 
 import re
@@ -16,15 +19,16 @@ import numpy as np
 
 from .._dtype import can_cast, result_type
 from .._tensor import Tensor
-from ..autograd import grad_mode
+from ..autograd import _interpose, grad_mode
 from ..autograd.function import leaf_in_place_error
 from ._common import BuiltinFunction, broadcast_error, type_name_of, unbroadcast, wrap
 from .arithmetic import _refuse_bool_subtraction
+from .indexing import Index
 from .pointwise import ReluGrad
 
 __all__ = ["AddInplace", "SubInplace", "MulInplace", "DivInplace", "Fill", "FillTensor", "Zero",
-           "Copy", "ReluInplace", "relu_",
-           "check_in_place", "in_place", "update_unrecorded", "add_arrays"]
+           "Copy", "ReluInplace", "relu_", "CopyIntoView",
+           "check_in_place", "record_change_in_base", "in_place", "update_unrecorded", "add_arrays"]
 
 
 def check_in_place(t, *others, through_view=False):
@@ -48,15 +52,64 @@ def check_in_place(t, *others, through_view=False):
         if through_view:
             raise _view_of_leaf_error()
         raise leaf_in_place_error("is being")
+    if t._base is not None and _written_through_views(t._base) and not t._tangent_free_alias:
+        if not _sees_latest_write(t, t._base):
+            raise _stale_view_error()
+        return
     if t._base is not None and involved:
         base = t._base
         if base._grad_fn is None and base._requires_grad:
             raise _view_of_leaf_error()
+        if not base._requires_grad and not t._tangent_free_alias:
+            _check_layout(base)
         if base._requires_grad:
             raise RuntimeError(
                 "minitorch does not support in-place operations on a view of a tensor that is "
                 "part of the autograd graph (PyTorch rewrites the base tensor's graph for "
                 "this). Use the out-of-place operation, or clone() the base tensor first.")
+
+
+def _written_through_views(base):
+    """Is ``base``'s graph made only of changes written through its views
+    (``CopySlices`` nodes from :func:`record_change_in_base`)?"""
+    return type(base._grad_fn) is CopyIntoView._backward_cls
+
+
+def _sees_latest_write(view, base):
+    """Does ``view``'s graph know about the latest change written into ``base``?  Its
+    view nodes must lead to ``base``'s ``CopySlices`` node (taken after that change) or to
+    the node of that change itself (the view written last, or a view of it)."""
+    latest = base._grad_fn
+    written = latest._next_edges[1][0]
+    node = view._grad_fn
+    while node is not None:
+        if node is latest or node is written:
+            return True
+        if not node._is_view:
+            return False
+        node = node._next_edges[0][0]
+    return False
+
+
+def _stale_view_error():
+    return RuntimeError(
+        "this view was taken before another in-place change written through a view of the "
+        "same base tensor, so its graph does not know that change (PyTorch would refresh "
+        "it; minitorch does not). Take the view again after the change, e.g. row = buf[1], "
+        "and change that one in place.")
+
+
+def _check_layout(base):
+    """:func:`record_change_in_base` finds a view's elements in its base by their memory
+    offsets: refuse a base whose steps go backwards or between elements, before
+    anything changes."""
+    itemsize = base._data.itemsize
+    if any(s < 0 or s % itemsize for s in base._data.strides):
+        raise RuntimeError(
+            "minitorch records an in-place change through a view only when the view's base "
+            "tensor steps forward through its memory, element by element; this one does "
+            "not. Make the base with .contiguous() (or clone()) before taking the view, or "
+            "make the change out of place.")
 
 
 def custom_function_view_error(t):
@@ -76,6 +129,87 @@ def _view_of_leaf_error():
     return RuntimeError("a view of a leaf Variable that requires grad is being used in an "
                         "in-place operation. Do it under minitorch.no_grad() or work on a "
                         "clone.")
+
+
+class CopyIntoView(BuiltinFunction):
+    """The base's side of an in-place change made through one of its views (chapter 5):
+    the node that :func:`record_change_in_base` gives the base, named as PyTorch's.
+    Its edges lead to the base's graph before the change (input 0) and to the view's
+    new node (input 1); backward sends the view's region of the gradient to the view
+    and the rest to the base's earlier graph."""
+    _backward_name = "CopySlices"
+    _node_name = "torch::autograd::CopySlices"
+    _graph_inputs = 2
+
+    @staticmethod
+    def forward(ctx, base, view, positions):
+        ctx.positions = positions
+        return base._data           # the node is moved onto ``base``: nothing is computed
+
+    @staticmethod
+    def backward(ctx, grad):
+        region = Index.apply(grad.reshape(-1), (ctx.positions,))
+        rest = None
+        if ctx.needs_input_grad[0]:
+            kept = np.ones(grad.shape, dtype=bool)
+            kept.reshape(-1)[ctx.positions] = False
+            rest = grad * wrap(kept)
+        return rest, region, None
+
+
+def record_change_in_base(t):
+    """After an in-place op changed ``t``: if ``t`` is a view and the change was recorded,
+    give its base a ``CopySlices`` node as PyTorch does, and return ``t``.
+
+    The op made its node ``t``'s ``grad_fn``, but the base shares ``t``'s memory and
+    holds the new values too: without a node of its own it would keep
+    ``requires_grad=False`` and a later ``base.sum().backward()`` would miss the operand
+    (a silent wrong result).  The node adds no version bump (the op made the one
+    change).  ``check_in_place`` has refused the cases this cannot follow: a base
+    with a graph of another kind, a view older than the base's latest such change.
+    PyTorch also gives ``t`` a new ``grad_fn`` (``AsStridedBackward0``, above the
+    base's node); minitorch keeps the op's node there, with the same gradients.
+    """
+    base = t._base
+    if base is None or not t._requires_grad or t._tangent_free_alias \
+            or not grad_mode.is_grad_enabled() or _interpose.vmap_levels:
+        return t
+    if base._requires_grad and not _written_through_views(base):
+        return t
+    # A bookkeeping node, not an op of the program: no transform (forward mode) sees it.
+    node_holder = _interpose.plain_apply(CopyIntoView, (base, t, _positions_in(base, t)))
+    base._grad_fn, base._requires_grad, base._output_nr = node_holder._grad_fn, True, 0
+    return t
+
+
+def _positions_in(base, view):
+    """Where ``view``'s elements sit in ``base``, as indices into ``base.reshape(-1)``
+    (row-major), in an array of ``view``'s shape."""
+    data, itemsize = base._data, base._data.itemsize
+    offset = (view._data.__array_interface__["data"][0]
+              - data.__array_interface__["data"][0]) // itemsize
+    if data.flags.c_contiguous:     # memory offsets are the row-major indices
+        return _offsets(offset, view._data.shape, [s // itemsize for s in view._data.strides])
+    # Otherwise write each element's row-major index at its place in a copy of the base's
+    # memory layout, and read them back through the view's offset and strides.
+    extent = 1 + sum((n - 1) * s // itemsize for n, s in zip(data.shape, data.strides))
+    memory = np.zeros(extent if data.size else 0, dtype=np.intp)
+    layout = np.lib.stride_tricks.as_strided
+    layout(memory, data.shape, _steps(data, memory))[...] = np.arange(data.size).reshape(data.shape)
+    return layout(memory[offset:], view._data.shape, _steps(view._data, memory)).copy()
+
+
+def _offsets(start, shape, strides):
+    """The element offsets of an array laid out by ``start``, ``shape``, ``strides``."""
+    positions = np.full(shape, start, dtype=np.intp)
+    for dim, (n, stride) in enumerate(zip(shape, strides)):
+        positions += (np.arange(n) * stride).reshape((n,) + (1,) * (len(shape) - dim - 1))
+    return positions
+
+
+def _steps(array, memory):
+    """``array``'s strides, moved from its element size to ``memory``'s."""
+    return [s // array.itemsize * memory.itemsize for s in array.strides]
 
 
 def _fits(t, other):
@@ -112,7 +246,8 @@ def in_place(function, t, other, name, alpha=1):
             _refuse_bool_subtraction(t, other)
     _fits(t, other)
     check_in_place(t, other)
-    return function.apply(t, other) if alpha == 1 else function.apply(t, other, alpha)
+    changed = function.apply(t, other) if alpha == 1 else function.apply(t, other, alpha)
+    return record_change_in_base(changed)
 
 
 def _values(other, dtype):
@@ -283,7 +418,8 @@ def fill_(t, value):
         raise TypeError(f"fill_(): argument 'value' must be Number or a 0-d Tensor, not "
                         f"{type(value).__name__}")
     check_in_place(t, value)
-    return (FillTensor if isinstance(value, Tensor) else Fill).apply(t, value)
+    fill = FillTensor if isinstance(value, Tensor) else Fill
+    return record_change_in_base(fill.apply(t, value))
 
 
 class ReluInplace(InPlaceOp):
@@ -316,7 +452,7 @@ class ReluInplace(InPlaceOp):
 
 def relu_(t):
     check_in_place(t)
-    return ReluInplace.apply(t)
+    return record_change_in_base(ReluInplace.apply(t))
 
 
 class Zero(InPlaceOp):
@@ -363,7 +499,7 @@ def copy_(t, src):
         return t
     _check_copy(t._data, src._data)
     check_in_place(t, src)
-    return Copy.apply(t, src)
+    return record_change_in_base(Copy.apply(t, src))
 
 
 def _check_copy(dst, src):

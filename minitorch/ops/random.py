@@ -12,7 +12,7 @@ import numpy as np
 from .._random import generator_of
 from .._tensor import Tensor
 from ._common import BuiltinFunction
-from .inplace import check_in_place
+from .inplace import check_in_place, record_change_in_base
 
 __all__ = ["Uniform", "Normal", "RandomIntegers", "Exponential", "Bernoulli", "uniform_",
            "normal_", "random_", "exponential_", "bernoulli_"]
@@ -60,7 +60,7 @@ def _floating(t, kernel):
 
 def _fill(fn, t, draw, generator):
     check_in_place(t)
-    return fn.apply(t, draw, generator_of(generator))
+    return record_change_in_base(fn.apply(t, draw, generator_of(generator)))
 
 
 def uniform_(t, a=0.0, b=1.0, *, generator=None):

@@ -398,12 +398,12 @@ class TriuInplace(_TriangleInplace):
 
 
 def _triangle_(function, a, diagonal):
-    from .inplace import check_in_place
+    from .inplace import check_in_place, record_change_in_base
     if a.ndim < 2:
         name = function.__name__[:4].lower()
         raise RuntimeError(f"{name}: input tensor must have at least 2 dimensions")
     check_in_place(a)
-    return function.apply(a, diagonal)
+    return record_change_in_base(function.apply(a, diagonal))
 
 
 def tril_(a, diagonal=0):

@@ -234,15 +234,39 @@ def test_a_capture_that_took_another_path_is_passed_over_with_that_reason():
 
 @pytest.mark.task("19.1")
 @pytest.mark.parametrize("name", ["recompile_limit", "cache_size_limit"])
-def test_too_many_recompiles_fall_back_with_a_warning(monkeypatch, name):
+def test_too_many_recompiles_fall_back_with_a_logged_warning(monkeypatch, caplog, name):
+    # PyTorch 2.13 logs "torch._dynamo hit config.recompile_limit (2)" at level WARNING,
+    # once, with the newest entry's failed guard; it gives no Python warning.
     monkeypatch.setattr(dynamo.config, name, 2)
     backend = Recorder()
     compiled = minitorch.compile(lambda x, n: x * n, backend=backend)
     compiled(minitorch.ones(2), 1)
     compiled(minitorch.ones(2), 2)
-    with pytest.warns(UserWarning, match="recompile_limit"):
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
         assert compiled(minitorch.ones(2), 3).tolist() == [3.0, 3.0]
+        assert compiled(minitorch.ones(2), 4).tolist() == [4.0, 4.0]
     assert len(backend.graphs) == 2
+    assert [r.levelname for r in caplog.records] == ["WARNING"]
+    lines = caplog.records[0].getMessage().splitlines()
+    assert lines[0] == "minitorch._dynamo hit config.recompile_limit (2)"
+    assert lines[2] == "   last reason: 0/1: n == 2"
+
+
+@pytest.mark.task("19.1")
+def test_the_limit_names_the_newest_entry_and_is_logged_again_after_reset(caplog):
+    # PyTorch 2.13, limit 8, sizes 1..10: "last reason: 0/7: tensor 'x' size mismatch
+    # at index 0. expected 8, actual 9"; after reset() it is reached and logged again.
+    def double(x):
+        return x * 2
+    compiled = minitorch.compile(double, backend="eager", dynamic=False)
+    for _ in range(2):
+        dynamo.reset()
+        for n in range(1, 11):
+            compiled(minitorch.ones(n))
+    assert [r.getMessage().splitlines()[2] for r in caplog.records] == [
+        "   last reason: 0/7: tensor 'x' size mismatch at index 0. expected 8, "
+        "actual 9"] * 2
 
 
 def test_cache_size_limit_is_another_name_of_recompile_limit(monkeypatch):
@@ -344,6 +368,69 @@ def test_reset_forgets_the_captures():
     minitorch.compiler.reset()
     compiled(minitorch.ones(2))
     assert len(backend.graphs) == 3
+
+
+def plus_one(x):
+    return x + 1
+
+
+@pytest.mark.task("19.1")
+def test_a_fullgraph_compile_replays_what_an_earlier_compile_of_the_function_captured():
+    # PyTorch 2.13 caches per function (its code), shared by every torch.compile of it:
+    # the fullgraph wrapper replays the two graphs and raises only when it captures.
+    backend = Recorder()
+    minitorch.compile(branchy, backend=backend, dynamic=False)(minitorch.ones(3))
+    strict = minitorch.compile(branchy, backend=backend, dynamic=False, fullgraph=True)
+    assert strict(minitorch.ones(3)).tolist() == [9.0, 9.0, 9.0]
+    assert len(backend.graphs) == 2
+    with pytest.raises(Unsupported):
+        strict(minitorch.ones(4))
+
+
+@pytest.mark.task("19.1")
+def test_two_compiles_of_a_function_share_its_captures_and_recompiles(monkeypatch,
+                                                                     caplog):
+    # PyTorch 2.13: the second wrapper replays; its new size is a recompile of frame 0
+    # ("0/0: ..." with error_on_recompile); the limit counts both wrappers' captures.
+    backend = Recorder()
+    first = minitorch.compile(plus_one, backend=backend, dynamic=False)
+    second = minitorch.compile(plus_one, backend=backend, dynamic=False)
+    first(minitorch.ones(1))
+    second(minitorch.ones(1))
+    assert len(backend.graphs) == 1
+    monkeypatch.setattr(dynamo.config, "error_on_recompile", True)
+    with pytest.raises(dynamo.exc.RecompileError) as info:
+        second(minitorch.ones(2))
+    assert str(info.value).splitlines()[-1] == \
+        "    - 0/0: tensor 'x' size mismatch at index 0. expected 1, actual 2"
+    monkeypatch.setattr(dynamo.config, "error_on_recompile", False)
+    monkeypatch.setattr(dynamo.config, "recompile_limit", 2)
+    second(minitorch.ones(2))
+    first(minitorch.ones(3))                # a third capture: over the limit
+    assert len(backend.graphs) == 2
+    assert caplog.records[0].getMessage().splitlines()[2].endswith(
+        "tensor 'x' size mismatch at index 0. expected 2, actual 3")
+    minitorch.compiler.reset()              # forgets them for every wrapper
+    second(minitorch.ones(1))
+    assert len(backend.graphs) == 3
+
+
+def test_another_backend_captures_on_its_own():
+    # PyTorch 2.13 compiles again for another backend (a failed backend guard there;
+    # minitorch keeps a cache per backend, so it is no recompile here).
+    one, other = Recorder(), Recorder()
+    minitorch.compile(plus_one, backend=one)(minitorch.ones(1))
+    minitorch.compile(plus_one, backend=other)(minitorch.ones(1))
+    assert (len(one.graphs), len(other.graphs)) == (1, 1)
+
+
+def test_compile_backend_defaults_to_none_meaning_inductor():
+    # PyTorch 2.13: torch.compile(..., backend: str | Callable | None = None, ...).
+    import inspect
+    assert inspect.signature(minitorch.compile).parameters["backend"].default is None
+    compiled = minitorch.compile(plus_one)
+    assert compiled(minitorch.ones(2)).tolist() == [2.0, 2.0]
+    assert compiled._minitorch_compiled.backend is dynamo.lookup_backend("inductor")
 
 
 def test_is_compiling_only_while_capturing():

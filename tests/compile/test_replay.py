@@ -117,3 +117,30 @@ def test_a_size_left_symbolic_by_view_minus_one_replays_without_going_astray():
         assert compiled(minitorch.ones(n, 2)).tolist() == [float(n), float(n)]
     entries = compiled._minitorch_compiled.entries
     assert len(entries) == 2 and [e.misses for e in entries] == [0, 0]
+
+
+def test_the_first_calls_activations_are_not_kept():
+    """The capture's own tensors (the first call's input, intermediates and result)
+    are let go after compiling: only parameters, buffers and outside constants stay."""
+    import gc
+    import tracemalloc
+    model = nn.Sequential(nn.Linear(64, 1024), nn.ReLU(), nn.Linear(1024, 64))
+    x = minitorch.randn(512, 64)
+    compiled = minitorch.compile(model)
+    tracemalloc.start()
+    try:
+        before = _numpy_bytes(tracemalloc)
+        compiled(x).sum().backward()
+        gc.collect()
+        after = _numpy_bytes(tracemalloc)
+    finally:
+        tracemalloc.stop()
+    intermediate = 512 * 1024 * 4                # one (512, 1024) float32 activation
+    grads = sum(p.numel() for p in model.parameters()) * 4
+    assert after - before < grads + intermediate // 2
+
+
+def _numpy_bytes(tracemalloc):
+    snapshot = tracemalloc.take_snapshot().filter_traces(
+        [tracemalloc.DomainFilter(True, np.lib.tracemalloc_domain)])
+    return sum(stat.size for stat in snapshot.statistics("filename"))

@@ -126,6 +126,34 @@ def test_lint_finds_a_node_used_before_it_is_defined():
         g.lint()
 
 
+class _WithSub(minitorch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.sub = minitorch.nn.Linear(2, 2)
+        self.none_attr = None
+
+    def forward(self, x):
+        return self.sub(x)
+
+
+@pytest.mark.parametrize("target, message", [
+    # PyTorch 2.13: the qualified name of what was searched, empty at the top; an
+    # attribute that is None counts as missing.
+    ("nope", "Node nope target nope references nonexistent attribute nope of "),
+    ("sub.nope", "Node sub_nope target sub.nope references nonexistent attribute nope "
+                 "of sub"),
+    ("none_attr", "Node none_attr target none_attr references nonexistent attribute "
+                  "none_attr of "),
+])
+def test_lint_names_a_missing_attribute_and_where_it_was_looked_for(target, message):
+    gm = fx.symbolic_trace(_WithSub())
+    with gm.graph.inserting_after(next(iter(gm.graph.nodes))):
+        gm.graph.get_attr(target)
+    with pytest.raises(RuntimeError) as info:
+        gm.graph.lint()
+    assert str(info.value) == message
+
+
 def test_graph_copy_returns_the_output_value_and_fills_the_map():
     g, _ = small_graph()
     g.eliminate_dead_code()
