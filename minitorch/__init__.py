@@ -60,8 +60,8 @@ def _assert(condition, message):
     import sys
     proxy = sys.modules.get("minitorch.fx.proxy")
     if proxy is not None and isinstance(condition, proxy.Proxy):
-        return condition.tracer.create_proxy("call_function", _assert,
-                                             (condition, message), {})
+        return condition.tracer.create_proxy(kind="call_function", target=_assert,
+                                             args=(condition, message), kwargs={})
     if not condition:
         raise AssertionError(message)
 
