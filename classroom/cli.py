@@ -161,7 +161,13 @@ def run_release(course, args):
 def run_check(course, args):
     from classroom import student_check
     result = student_check.check(*args.task_ids, root=course.root, verbose=args.verbose)
-    return 0 if result else 1
+    return 0 if result else NOT_DONE_YET if result.only_not_done else 1
+
+
+# `check`'s exit status when no task failed but some are not done yet: still not 0 (a
+# task's CI step gives points only for 0), and not 1, so that `make check` can say that
+# this is where a fresh copy starts and exit 0 (see the Makefile).
+NOT_DONE_YET = 3
 
 
 def run_grade(course, args):

@@ -44,23 +44,48 @@ class Task:
     # The later task at whose stub this task's page (``file``) stops once this task and the
     # ones before it are written (selfcheck's walk checks it; a release says it on the page).
     page_stops_at: str = ""
+    # Where the regions in some functions are explained, when not in ``section``
+    # (``[[region_section]]`` in tasks.toml).
+    region_sections: tuple[RegionSection, ...] = ()
 
     @property
     def notebooks(self):
         """The notebooks of ``file`` (one, or several separated by commas or spaces)."""
         return [f for f in self.file.replace(",", " ").split() if f.endswith(".ipynb")]
 
-    def stub_message(self, later=False):
+    def explained_in(self, function=""):
+        """``(chapter, file, section)`` that explains the region in ``function`` (its
+        qualified name, e.g. ``Node._apply``): the task's own unless a region_section
+        names that function."""
+        for place in self.region_sections:
+            if function and function in place.functions:
+                return place.chapter, place.file, place.section
+        return self.chapter, self.file, self.section
+
+    def stub_message(self, later=False, function=""):
         """What the student's copy raises until the task is done, one sentence (what
         ``check`` and the student plugin recognise: ``Task <id> (<title>) is not done
-        yet``).  ``later``: the task belongs to a later assignment than the copy's."""
+        yet``).  ``later``: the task belongs to a later assignment than the copy's;
+        ``function``: the one holding the region (see ``explained_in``)."""
         if later:
             return (f"Task {self.id} ({self.title}) is not done yet: it comes with "
                     f"assignment {self.assignment}, in chapter {self.chapter}.")
-        where = f" ({self.file})" if self.file else ""
+        chapter, file, section = self.explained_in(function)
+        where = f" ({file})" if file else ""
         return (f"Task {self.id} ({self.title}) is not done yet: write it between its "
-                f"markers, as chapter {self.chapter}{where}, section “{self.section}”, "
+                f"markers, as chapter {chapter}{where}, section “{section}”, "
                 f"explains, and check it with python -m classroom check {self.id}.")
+
+
+@dataclasses.dataclass(frozen=True)
+class RegionSection:
+    """The section that explains a task's regions in some of its functions, when the
+    task's own section does not (a build task spread over a chapter's pages)."""
+    task: str
+    functions: tuple[str, ...]
+    chapter: int
+    file: str
+    section: str
 
 
 def toml_files(course, folder):
@@ -200,7 +225,8 @@ def load(root=None):
     course = Course(root=root,
                     settings=_settings(data.get("course", {})),
                     assignments=tuple(_assignment(a) for a in data.get("assignment", [])),
-                    tasks=tuple(_task(t) for t in data.get("task", [])),
+                    tasks=_with_region_sections(tuple(_task(t) for t in data.get("task", [])),
+                                                data.get("region_section", [])),
                     replacements=tuple(_replacement(r)
                                        for r in data.get("release", {}).get("replace", [])))
     check_course(course)
@@ -272,6 +298,31 @@ def _task(table):
                 file=str(table.get("file", "")),
                 kind=_kind(table),
                 page_stops_at=str(table.get("page_stops_at", "")))
+
+
+def _with_region_sections(tasks, tables):
+    """``tasks`` with each ``[[region_section]]`` given to its task."""
+    places = []
+    for table in tables:
+        unknown = set(table) - {"task", "functions", "chapter", "file", "section"}
+        if unknown:
+            raise CourseError(f"a [[region_section]] in {TASKS_FILE} has unknown keys "
+                              f"{sorted(unknown)}: it takes task, functions, chapter, file "
+                              "and section")
+        places.append(RegionSection(
+            task=str(_required(table, "task", "region_section")),
+            functions=tuple(str(f) for f in _required(table, "functions", "region_section")),
+            chapter=int(_required(table, "chapter", "region_section")),
+            file=str(_required(table, "file", "region_section")),
+            section=str(_required(table, "section", "region_section"))))
+    ids = {t.id for t in tasks}
+    for place in places:
+        if place.task not in ids:
+            raise CourseError(f"a [[region_section]] in {TASKS_FILE} names task "
+                              f"{place.task!r}, which is no task")
+    return tuple(dataclasses.replace(t, region_sections=tuple(p for p in places
+                                                              if p.task == t.id))
+                 for t in tasks)
 
 
 def _kind(table):

@@ -196,6 +196,19 @@ def falsifying_example(error):
     return None
 
 
+MAX_DRAWS = 3
+
+
+def hypothesis_draws(error):
+    """The values a property test drew with ``data.draw`` in the failing example
+    (hypothesis's ``Draw 1: ((1, 3), (3, 3))`` notes), the first ``MAX_DRAWS``: what
+    ``data=data(...)`` in the falsifying example leaves out."""
+    draws = [strip_ansi(str(note)).strip() for note in getattr(error, "__notes__", ())
+             if re.match(r"Draw \d+\b", strip_ansi(str(note)).strip())]
+    more = len(draws) - MAX_DRAWS
+    return draws[:MAX_DRAWS] + ([f"(and {more} more draws)"] if more > 0 else [])
+
+
 def failure_details(error):
     """A few lines (at most ``MAX_DETAIL_LINES``) that show what failed: the example a
     property test (hypothesis) failed on, then for a failed check, the values it compared
@@ -211,7 +224,8 @@ def failure_details(error):
         lines = [line.rstrip() for line in text.splitlines() if line.strip()][1:]
     example = falsifying_example(leaf)
     if example is not None:
-        lines.insert(0, f"falsifying example: {example}")
+        lines[:0] = [f"falsifying example: {example}"] + [
+            "  " + draw for draw in hypothesis_draws(leaf)]
     lines = [re.sub(r"\b0x[0-9a-fA-F]{6,}\b", "0x...", line) for line in lines]
     lines = [_CHECK_V if _PYTEST_HINTS.search(line) else line for line in lines]
     return [line if len(line) <= MAX_DETAIL_WIDTH else line[:MAX_DETAIL_WIDTH - 3] + "..."
@@ -219,11 +233,14 @@ def failure_details(error):
 
 
 def _where(entries, root):
-    """``path:line`` of the last traceback entry inside ``root`` but outside the tests."""
+    """``path:line`` of the last traceback entry inside ``root`` but outside the tests,
+    or else of the last one in a public test (an exception the test itself raised, such
+    as pytest's "DID NOT RAISE").  Installed packages are never chosen, though a
+    ``.venv`` may sit inside ``root``: pytest's own frames say nothing about the task."""
     if root is None:
         return None
     root = pathlib.Path(root).resolve()
-    found = None
+    found = in_test = None
     for path, lineno in entries:
         if str(path).startswith("<"):         # code with no file (an IPython cell)
             continue
@@ -231,7 +248,11 @@ def _where(entries, root):
             relative = pathlib.Path(path).resolve().relative_to(root)
         except (ValueError, OSError):
             continue
-        if relative.parts and relative.parts[0] not in ("tests",) and \
-                not relative.name.startswith("test_") and relative.parts[0] != "classroom":
+        parts = relative.parts
+        if not parts or "site-packages" in parts or parts[0].startswith("."):
+            continue
+        if parts[0] == "tests":
+            in_test = f"{relative.as_posix()}:{lineno}"
+        elif not relative.name.startswith("test_") and parts[0] != "classroom":
             found = f"{relative.as_posix()}:{lineno}"
-    return found
+    return found or in_test

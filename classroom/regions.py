@@ -19,6 +19,7 @@ within the cell's source, and ``Region.cell`` is the cell's index.
 
 from __future__ import annotations
 
+import ast
 import dataclasses
 import json
 import pathlib
@@ -225,11 +226,13 @@ def replace_body(lines, begin, end, new_body):
     return lines[:begin + 1] + list(new_body) + lines[end:]
 
 
-def stub_lines(task, indent, width=88, later=False):
+def stub_lines(task, indent, width=88, later=False, function=""):
     """The stub that replaces a region: ``raise TaskNotDone(...)`` (see
     ``classroom.TaskNotDone``) whose message is split into string pieces so that no
-    line is wider than ``width``.  ``later``: the task comes in a later assignment."""
-    message = task.stub_message(later)
+    line is wider than ``width``.  ``later``: the task comes in a later assignment;
+    ``function``: the one holding the region (its stub names the section explaining it,
+    ``Task.explained_in``)."""
+    message = task.stub_message(later, function)
     room = max(30, width - len(indent) - 6)
     pieces = textwrap.wrap(message, room, break_long_words=False, drop_whitespace=False,
                            break_on_hyphens=False)
@@ -262,7 +265,33 @@ def stub_tasks(root, regions, tasks, later_ids=()):
     wanted = {t.id: t for t in tasks}
     return rewrite_regions(root, [r for r in regions if r.task in wanted],
                            lambda r, old: stub_lines(wanted[r.task], r.indent,
-                                                     later=r.task in later_ids))
+                                                     later=r.task in later_ids,
+                                                     function=function_of(root, r)))
+
+
+def function_of(root, region):
+    """The qualified name (``Class.method``, ``outer.inner``) of the function whose body
+    holds ``region`` in a Python file under ``root`` ("" in a notebook, or outside
+    every function)."""
+    if not region.path.endswith(".py"):
+        return ""
+    text = (pathlib.Path(root) / region.path).read_text(encoding="utf-8")
+    best = ""
+
+    def walk(node, prefix):
+        nonlocal best
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                name = prefix + child.name
+                if isinstance(child, ast.ClassDef):
+                    walk(child, name + ".")
+                    continue
+                if child.lineno <= region.begin + 1 <= child.end_lineno:
+                    best = name
+                walk(child, name + ".")
+
+    walk(ast.parse(text), "")
+    return best
 
 
 def task_tag(task_id):

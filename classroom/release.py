@@ -164,8 +164,9 @@ def scrub_notebooks(course, out, released, tasks, later_ids=(), solved_ids=(), f
     ``solution_finder``) replaced by a sentence.  Returns the changed notebooks."""
     by_id = {t.id: t for t in tasks}
     bodies = _solution_bodies(course, released)
-    replacements = [(old, regions_mod.stub_lines(by_id[r.task], r.indent,
-                                                 later=r.task in later_ids))
+    replacements = [(old, regions_mod.stub_lines(
+                        by_id[r.task], r.indent, later=r.task in later_ids,
+                        function=regions_mod.function_of(course.root, r)))
                     for r, old in bodies.items()] + list(code_edits)
     distinctive = [d for d in (notebooks.distinctive_lines(b) for b in bodies.values()) if d]
     region_cells = {}
@@ -395,6 +396,24 @@ def task_files(course, tasks):
     return {t.id: list(dict.fromkeys(r.path for r in found.get(t.id, []))) for t in tasks}
 
 
+def _page_order_note(tasks):
+    """A sentence naming the tasks that the table lists after a task of a later page (the
+    syllabus order: see book/teaching.md), or "" when the table follows the pages."""
+    late, last_page = [], ""
+    for task in tasks:
+        page = task.file if task.file.endswith(".ipynb") else ""
+        if page and page < last_page:
+            late.append(f"{task.id} ({pathlib.PurePosixPath(page).stem})")
+        last_page = max(last_page, page)
+    if not late:
+        return ""
+    names = ", ".join(late[:-1]) + " and " + late[-1] if len(late) > 1 else late[0]
+    return (f" That is not always the pages' order: {names} come"
+            f"{'s' if len(late) == 1 else ''} after tasks of later pages (column *needs* "
+            "says which tasks each one's tests run). Read the pages in the book's order, "
+            "and write each task when the table comes to it.")
+
+
 def _where_read(task):
     pages = [pathlib.PurePosixPath(f).name for f in str(task.file or "").replace(",", " ").split()]
     return f"{task.chapter}{' (' + _code_list(pages) + ')' if pages else ''}, {task.section}"
@@ -456,6 +475,11 @@ make setup-check     # 1 to 3 minutes: .venv with only what `check` needs
 make check           # one line per task of this assignment
 ```
 
+On a fresh copy every task says `not done`: that is where each task starts, not an error,
+and `make check` then ends with a note and exit status 0. It exits 1 (make's `Error 1`)
+when a task FAILs. `python -m classroom check`, what your CI runs, exits 0 only when
+every task checked passes (3 when nothing failed but some are not done yet).
+
 `make setup-check` installs `requirements-check.txt` (numpy, pytest, hypothesis, the
 notebook reader and the few packages the chapters' code imports), exactly what your
 repository's CI installs. To read and run the book itself (Jupyter, the book's build
@@ -476,8 +500,8 @@ python3 -m venv .venv
 
 Do them in this order (the course's syllabus): each task's tests run only its own code
 and that of the tasks above it, so a task passes as soon as it and the ones above it are
-written. The tasks of later assignments are stubs too, until their own release; a test
-that reaches one says so ("... it comes with assignment ...").
+written.{_page_order_note(tasks)} The tasks of later assignments are stubs too, until their
+own release; a test that reaches one says so ("... it comes with assignment ...").
 
 ## Checking your work
 

@@ -334,6 +334,26 @@ def check_sections(course, note, tasks=None):
         note(not problems, f"task {task.id}: its stub points at section {task.section!r}, "
              "where the chapter explains it" if not problems else
              f"task {task.id}: " + "; ".join(problems))
+        for place in task.region_sections:
+            check_region_section(course, note, task, place)
+
+
+def check_region_section(course, note, task, place):
+    """A ``[[region_section]]``: its section is a heading of its file, and the stubs of
+    the regions in its functions quote it (so each function holds a region of the
+    task)."""
+    path = course.root / place.file
+    headings = section_outline(path)[0] if path.is_file() else []
+    functions = {regions_mod.function_of(course.root, r)
+                 for r in regions_mod.scan(course.root, course.settings.sources, (".py",))
+                 if r.task == task.id}
+    problems = [f"{place.file} has no heading {place.section!r}"
+                for _ in [0] if _heading_text(place.section) not in headings]
+    problems += [f"{name} holds no region of the task" for name in place.functions
+                 if name not in functions]
+    label = f"task {task.id}: the stubs in {', '.join(place.functions)}"
+    note(not problems, f"{label} point at section {place.section!r} of {place.file}"
+         if not problems else f"{label}: " + "; ".join(problems))
 
 
 def check_tests(course, grader, note, tasks=None):

@@ -33,6 +33,13 @@ class CheckResult:
     def __bool__(self):
         return bool(self.scores) and all(self.passed.values())
 
+    @property
+    def only_not_done(self):
+        """No task failed: each that does not pass is not done, or waits on one that
+        is not (where every task of a fresh copy starts)."""
+        return bool(self.scores) and not self.problems and all(
+            s.status in ("pass", "not-done", "blocked") for s in self.scores.values())
+
     def __repr__(self):
         done = sum(self.passed.values())
         return f"<check: {done} of {len(self.scores)} tasks pass>"

@@ -33,7 +33,6 @@ and a task of the assignment that does not need it runs none of its code.
 
 from __future__ import annotations
 
-import ast
 import dataclasses
 import pathlib
 import sys
@@ -66,34 +65,13 @@ def load(course):
     return found
 
 
-def function_of(root, region):
-    """The qualified name (``Class.method``, ``outer.inner``) of the function whose body
-    holds ``region``."""
-    text = (pathlib.Path(root) / region.path).read_text(encoding="utf-8")
-    best = None
-
-    def walk(node, prefix):
-        nonlocal best
-        for child in ast.iter_child_nodes(node):
-            if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-                name = prefix + child.name
-                if isinstance(child, ast.ClassDef):
-                    walk(child, name + ".")
-                    continue
-                if child.lineno <= region.begin + 1 <= child.end_lineno:
-                    best = name
-                walk(child, name + ".")
-
-    walk(ast.parse(text), "")
-    return best
-
-
 def edits(course, alternative, task_regions):
     """``[(region, new body lines)]`` for an alternative, checked against the regions."""
     label = f"alternative {alternative.name!r} of task {alternative.task}"
     by_function = {}
     for region in task_regions:
-        by_function.setdefault(function_of(course.root, region), []).append(region)
+        function = regions_mod.function_of(course.root, region)
+        by_function.setdefault(function, []).append(region)
     unknown = sorted(set(alternative.bodies) - set(by_function))
     if unknown:
         raise CourseError(f"{label} ({alternative.source}): {unknown} hold no region of the "
@@ -108,7 +86,8 @@ def edits(course, alternative, task_regions):
             raise CourseError(f"{label}: {function} holds {len(found)} regions of the task: "
                               f"give a list of {len(found)} bodies, one per region")
         for region, text in zip(found, codes):
-            body = (regions_mod.stub_lines(task, region.indent) if text.strip() == "stub"
+            body = (regions_mod.stub_lines(task, region.indent,
+                                                function=function) if text.strip() == "stub"
                     else regions_mod.reindent(text, region.indent))
             changes.append((region, body))
     return changes

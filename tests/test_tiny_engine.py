@@ -40,7 +40,10 @@ def test_outputs_are_stored_as_weak_references(engine):
     x = engine["Var"](np.array(3.0))
     y = engine["weak_square"](x)
     refs = y.made_by.outputs
-    assert len(refs) == 1 and all(type(r) is weakref.ref for r in refs)
+    assert len(refs) == 1, f"one output, so one entry in outputs, got {len(refs)}"
+    kind = type(refs[0])
+    assert kind is weakref.ref, (
+        f"each entry of outputs must be a weakref.ref, got {kind.__module__}.{kind.__name__}")
     assert refs[0]() is y
 
 

@@ -4,8 +4,9 @@ Symbolic tracing calls a program with proxies instead of tensors.  Every operati
 Python performs on a proxy (``p + 1``, ``p.relu()``, ``p[0]``, ``p.shape``) reaches one
 of its methods, which adds a node to the graph and returns a new proxy for the
 result.  A proxy has no value, so Python code that needs one (``if p.sum() > 0:``,
-``for row in p:``, ``len(p)``) cannot go on: that is a ``TraceError``, and the reason
-symbolic tracing captures programs whose control flow does not depend on data.
+``for row in p:``, ``len(p)``) cannot go on: a ``TraceError`` says so (for ``len(p)`` a
+plain RuntimeError, as PyTorch raises), and that is the reason symbolic tracing captures
+programs whose control flow does not depend on data.
 """
 
 import dis

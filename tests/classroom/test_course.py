@@ -1,5 +1,6 @@
 """classroom/tasks.toml is read into a checked Course, and mistakes say what to fix."""
 
+import dataclasses
 import json
 
 import pytest
@@ -23,6 +24,14 @@ def test_the_stub_message_names_task_chapter_section_and_command(course):
         "as chapter 1 (book/01_engine.ipynb), section “Accumulation”, explains, and check it "
         "with python -m "
         "classroom check 1.2.")
+
+
+def test_a_region_section_sends_the_stubs_in_its_functions_elsewhere(course):
+    task = dataclasses.replace(course.task("1.2"), region_sections=(course_mod.RegionSection(
+        "1.2", ("Engine.backward",), 3, "book/03_more.ipynb", "Later"),))
+    assert "as chapter 3 (book/03_more.ipynb), section “Later”, explains" in \
+        task.stub_message(function="Engine.backward")
+    assert task.stub_message(function="Engine.other") == course.task("1.2").stub_message()
 
 
 def test_a_later_assignment_s_stub_names_its_assignment(course):
@@ -60,6 +69,12 @@ name = "a1"
      "no 'section'"),
     ('[[task]]\nid = "1.1"\ntitle = "t"\nchapter = 1\nsection = "s"\npoints = 1\n'
      'assignment = "a1"\npoint = 3\n', "unknown keys ['point']"),
+    ('[[task]]\nid = "1.1"\ntitle = "t"\nchapter = 1\nsection = "s"\npoints = 1\n'
+     'assignment = "a1"\n[[region_section]]\ntask = "1.2"\nfunctions = ["f"]\n'
+     'chapter = 2\nfile = "b.ipynb"\nsection = "s2"\n', "names task '1.2', which is no task"),
+    ('[[task]]\nid = "1.1"\ntitle = "t"\nchapter = 1\nsection = "s"\npoints = 1\n'
+     'assignment = "a1"\n[[region_section]]\ntask = "1.1"\nfunction = "f"\n',
+     "unknown keys ['function']"),
 ])
 def test_mistakes_in_tasks_toml_are_reported(fresh_course, tasks, message):
     _write_tasks(fresh_course, BASE + tasks)

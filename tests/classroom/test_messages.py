@@ -190,3 +190,50 @@ def test_check_v_asks_pytest_for_whole_diffs(tmp_path):
                          capture_output=True, text=True, cwd=tmp_path,
                          env={"PATH": "/usr/bin:/bin"}).stdout      # not "CI"
     assert "39," in out and "truncated" not in out and "Use -v" not in out
+
+
+def _drawing_failure():
+    """A failing property test that draws its values with ``data.draw``: hypothesis
+    reports ``data=data(...)`` and one ``Draw N:`` note per value."""
+    from hypothesis import Phase, given, settings, strategies as st
+
+    @settings(derandomize=True, database=None, print_blob=False,
+              phases=[Phase.explicit, Phase.generate])
+    @given(st.data())
+    def test_shapes(data):
+        for _ in range(5):
+            shape = data.draw(st.tuples(st.integers(1, 3), st.integers(1, 3)))
+        assert shape[0] < 0
+
+    with pytest.raises(AssertionError) as caught:
+        test_shapes()
+    return caught.value
+
+
+def test_a_property_tests_draws_are_in_the_summary():
+    """`check` without -v shows what ``data.draw`` gave (a few draws), not only
+    ``data=data(...)``."""
+    details = messages.failure_details(_drawing_failure())
+    assert details[0] == "falsifying example: data=data(...)", details
+    assert [re.sub(r":.*", "", line) for line in details[1:4]] == [
+        "  Draw 1", "  Draw 2", "  Draw 3"], details
+    assert re.fullmatch(r"  Draw 1: \(\d, \d\)", details[1]), details
+    assert details[4] == "  (and 2 more draws)", details
+
+
+def test_raised_at_skips_installed_packages_and_falls_back_to_the_tests_line(tmp_path):
+    """An exception raised in a test's own code names the test's line, not pytest's
+    frames in a ``.venv`` inside the course; one raised in the package names the
+    package's line."""
+    venv = tmp_path / ".venv/lib/python3.11/site-packages/_pytest"
+    test = tmp_path / "tests/autograd/test_graph.py"
+    package = tmp_path / "minitorch/autograd/function.py"
+    in_test = [(test, 12), (venv / "python.py", 187), (venv / "outcomes.py", 162)]
+    said = messages.describe_exception(IndexError("tuple index out of range"), in_test,
+                                       tmp_path)
+    assert said.endswith("[raised at tests/autograd/test_graph.py:12]"), said
+    in_package = [(test, 12), (package, 40), (venv / "python.py", 187)]
+    said = messages.describe_exception(IndexError("x"), in_package, tmp_path)
+    assert said.endswith("[raised at minitorch/autograd/function.py:40]"), said
+    hidden = [(tmp_path / "_classroom_hidden/test_hidden_graph.py", 9)]
+    assert "raised at" not in messages.describe_exception(IndexError("x"), hidden, tmp_path)

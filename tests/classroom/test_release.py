@@ -109,7 +109,7 @@ def test_check_runs_from_the_command_line(release_a1):
     out, _ = release_a1
     done = subprocess.run([sys.executable, "-m", "classroom", "check", "1.3"], cwd=out,
                           capture_output=True, text=True, timeout=120)
-    assert done.returncode == 1
+    assert done.returncode == 3         # not done (nothing failed): not 0, for CI, nor 1
     assert done.stdout.splitlines() == [
         "   1.3  a square in the notebook  not done  0/1 points  0/1 tests passed  write it "
         "between its markers",
@@ -434,3 +434,18 @@ def test_stops_when_done_names_only_later_assignments_tasks(fresh_course):
     declare_stops_when_done(fresh_course, "Products", ["1.3"])
     with pytest.raises(CourseError, match=r"names \['1.3'\], which are not tasks of a later"):
         course_mod.load(fresh_course)
+
+
+@pytest.mark.parametrize("status, make_status, note", [(3, 0, True), (1, 2, False),
+                                                       (0, 0, False)])
+def test_make_check_reads_not_done_as_the_expected_start(tmp_path, status, make_status, note):
+    """`make check` on a fresh copy (check's status 3: nothing failed, tasks not done)
+    ends with a note and status 0, not make's "Error"; a failure (1) stays an error."""
+    root = pathlib.Path(__file__).resolve().parents[2]
+    (tmp_path / "bin").mkdir()
+    (tmp_path / "bin" / "python").write_text(f"#!/bin/sh\nexit {status}\n")
+    (tmp_path / "bin" / "python").chmod(0o755)
+    done = subprocess.run(["make", "-s", "-C", str(tmp_path), "-f", str(root / "Makefile"),
+                           "check", "VENV=."], capture_output=True, text=True, timeout=60)
+    assert done.returncode == make_status, done.stdout + done.stderr
+    assert ("'not done' is where each task starts" in done.stdout) == note, done.stdout

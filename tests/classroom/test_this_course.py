@@ -188,3 +188,43 @@ def test_built_in_ops_of_such_a_release_record_through_link_into_graph(book_cour
     exp = [math.exp(3.0), math.exp(8.0)]
     assert grad_a == pytest.approx([2 * 3 * exp[0] + 1, 2 * 4 * exp[1] + 1])
     assert grad_b == pytest.approx([2 * 1 * exp[0], 2 * 2 * exp[1]])
+
+
+def test_each_stub_of_4_1_points_at_the_section_that_explains_its_function(book_course,
+                                                                          tmp_path):
+    """Task 4.1's regions are explained in three places: the stub of each names its own
+    (student-a1 finding 5: every stub named "Recording a call", which covers two of them)."""
+    relpath = "minitorch/autograd/function.py"
+    (tmp_path / relpath).parent.mkdir(parents=True)
+    shutil.copy(ROOT / relpath, tmp_path / relpath)
+    found = [r for r in regions_mod.scan(tmp_path, ["minitorch"]) if r.task == "4.1"]
+    named = {regions_mod.function_of(tmp_path, r) for r in found}
+    regions_mod.stub_tasks(tmp_path, found, [book_course.task("4.1")])
+    stubbed = regions_mod.scan(tmp_path, ["minitorch"])
+    source = regions_mod.open_source(tmp_path / relpath).blocks[None]
+    said = {}
+    for region in (r for r in stubbed if r.task == "4.1"):
+        text = "".join(regions_mod.body(source, region.begin, region.end))
+        message = "".join(re.findall(r'"((?:[^"\\]|\\.)*)"', text))
+        said.setdefault(regions_mod.function_of(tmp_path, region), set()).add(
+            re.search(r"as chapter (.*?) explains", message)[1])
+    page_4 = "4 (book/04_autograd_graph.ipynb), section"
+    recording = f"{page_4} “Recording a call: an edge to each input”,"
+    calling = f"{page_4} “A node calling its backward”,"
+    applying = "6 (book/06_functions.ipynb), section “What apply does”,"
+    assert set(said) == named
+    assert said == {"edge_to": {recording}, "link_into_graph": {recording},
+                    "_differentiable": {recording}, "BackwardCFunction._apply": {calling},
+                    "_zeros_for_missing": {calling}, "describe_outputs": {calling},
+                    "as_outputs": {applying}, "save_and_mark_dirty": {applying}}
+
+
+def test_a1s_readme_says_which_tasks_come_out_of_the_pages_order(book_course):
+    """The release README lists a1's tasks in the syllabus order, where 4.4 (page 04c)
+    and 4.2 (page 04b) come after chapter 5's tasks: it says so (student-a1 finding 10),
+    and says nothing for an assignment whose table follows the pages."""
+    readme = release_mod.student_readme(book_course, "a1-engine",
+                                        list(book_course.tasks_of("a1-engine")))
+    assert ("That is not always the pages' order: 4.4 (04c_gradients) and 4.2 (04b_engine) "
+            "come after tasks of later pages") in " ".join(readme.split())
+    assert release_mod._page_order_note(book_course.tasks_of("a3-modules")) == ""
