@@ -112,6 +112,10 @@ class BackwardCFunction(Node, FunctionCtx):
     Each Function subclass gets its own subclass of this, named after it
     (``ExpBackward`` for a user's ``Exp``; built-ins use PyTorch's names such as
     ``MulBackward0``), which is what ``grad_fn.name()`` reports.
+
+    Its three slots have no default: ``Function._apply_with_ctx`` gives each new node
+    ``needs_input_grad``, ``_to_save = ()`` and ``_saved = None`` before ``forward``
+    runs, as ``BuiltinFunction.apply`` does for minitorch's own operations.
     """
 
     # Set on every call (so kept in slots, not in a per-node dict): which inputs need a
@@ -227,7 +231,11 @@ class BackwardCFunction(Node, FunctionCtx):
         return self._forward_cls._node_name or type(self).__name__
 
     def _check_gradients(self, grads):
-        """One gradient per forward argument, each fitting its input's shape and dtype."""
+        """One gradient per forward argument, each fitting its input's shape and dtype.
+
+        ``backward`` may return more values than that if the extra ones, at the end, are
+        all None: they are dropped, as in PyTorch (a Function called without its optional
+        last arguments may still return a None for each)."""
         ### BEGIN SOLUTION 6.8
         n = len(self._next_edges)
         if len(grads) != n:
@@ -581,7 +589,10 @@ def _record(ctx, args, outputs):
 def _mark_views_of_inputs(ctx, args, outputs):
     """An output sharing an input's memory (the input returned as it is, or a view made
     in forward) may not be changed in place later, as in PyTorch: the change could not
-    be followed through the Function's own backward (``ops.inplace.check_in_place``)."""
+    be followed through the Function's own backward (``ops.inplace.check_in_place``).
+    Such an output (recorded by ``ctx``, not marked dirty) shares an input's version
+    counter ``_counter``; mark it by setting ``t._made_in_custom_function = True``, which
+    ``check_in_place`` reads."""
     ### BEGIN SOLUTION 6.8
     # Read the counters without making them: memory shared with an input shares its
     # counter, so an output with none made yet shares nothing.
@@ -681,7 +692,8 @@ def _only_graph_inputs(edges, args, n):
 
 
 def _check_in_place(ctx):
-    """A leaf that requires grad may not be changed in place while recording."""
+    """A leaf that requires grad may not be changed in place while recording: a dirty
+    one raises ``leaf_in_place_error("has been")`` (forward has already changed it)."""
     ### BEGIN SOLUTION 6.8
     for t in ctx._dirty:
         if t._grad_fn is None and t._requires_grad:

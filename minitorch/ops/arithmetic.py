@@ -297,6 +297,8 @@ class Div(BuiltinFunction):
 
     @staticmethod
     def backward(ctx, grad):
+        """``grad / b`` for ``a`` and ``-grad * a / b**2`` for ``b``, each summed back to
+        its input's shape (``unbroadcast``), None for an input that needs no gradient."""
         ### BEGIN SOLUTION 6.3
         b, a = ctx.saved_tensors
         shape_a, shape_b = ctx.shapes
@@ -515,6 +517,8 @@ class PowScalar(BuiltinFunction):
 
     @staticmethod
     def backward(ctx, grad):
+        """``grad * e * a**(e - 1)`` for ``a`` and None for the number ``e`` (an exponent of
+        0 gives zeros: ``a**-1`` would divide by zero where ``a`` is 0)."""
         a, = ctx.saved_tensors
         e = ctx._saved_exponent
         if e == 0:

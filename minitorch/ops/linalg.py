@@ -58,6 +58,8 @@ class Mm(BuiltinFunction):
 
     @staticmethod
     def backward(ctx, grad):
+        """``grad @ b.T`` for ``a`` and ``a.T @ grad`` for ``b``: tensor operations, so a
+        double backward can differentiate them; None where ``forward`` saved nothing."""
         ### BEGIN SOLUTION 6.5
         b, a = ctx.saved_tensors
         grad_a = grad.mm(b.t()) if b is not None else None
@@ -173,6 +175,9 @@ class Addmm(BuiltinFunction):
 
     @staticmethod
     def backward(ctx, grad):
+        """Three tensors, in ``forward``'s order: ``grad`` summed to the bias's shape
+        (``ctx.bias_shape``), ``grad @ b.T`` for ``a`` and ``a.T @ grad`` for ``b``; None
+        for an input that needs no gradient (``ctx.needs_input_grad``, or nothing saved)."""
         ### BEGIN SOLUTION 6.5
         a, b = ctx.saved_tensors
         need_bias = ctx.needs_input_grad[0]
@@ -183,6 +188,11 @@ class Addmm(BuiltinFunction):
 
     @staticmethod
     def backward_on_arrays(ctx, grad):
+        """The same three gradients on numpy arrays (``grad`` and ``ctx.saved_arrays``),
+        returned as arrays: the path taken when no double backward is asked for (see
+        ``BuiltinBackward``).  The bias's share is ``_bias_gradient``'s; ``b``'s is computed
+        with ``_product(..., ctx.b_transposed)``, so that the gradient of a transposed
+        weight (``weight.t()`` in ``nn.Linear``) comes back stored like the weight."""
         ### BEGIN SOLUTION 6.5
         a, b = ctx.saved_arrays
         need_bias = ctx.needs_input_grad[0]

@@ -60,6 +60,9 @@ class SumDim(BuiltinFunction):
 
     @staticmethod
     def backward(ctx, grad):
+        """``grad`` given back to every summed element: its dims put back with size 1
+        unless ``keepdim``, then expanded to ``a``'s shape.  Three values, one per argument
+        of ``forward`` (None for ``dims`` and ``keepdim``)."""
         ### BEGIN SOLUTION 6.6
         if not ctx.keepdim:
             grad = grad.reshape(_keep_shape(ctx.shape, ctx.dims))
@@ -92,6 +95,8 @@ class Mean(BuiltinFunction):
 
     @staticmethod
     def backward(ctx, grad):
+        """``grad`` shared out evenly: expanded to ``a``'s shape and divided by its number of
+        elements (1 for an empty tensor, so no division by zero).  One value."""
         ### BEGIN SOLUTION 6.6
         count = builtins.max(int(np.prod(ctx.shape)), 1)
         return grad.expand(ctx.shape) / count
@@ -109,6 +114,9 @@ class MeanDim(BuiltinFunction):
 
     @staticmethod
     def backward(ctx, grad):
+        """As ``SumDim.backward``, divided by the number of elements averaged (the product of
+        the sizes of ``dims``; 1 for a 0-d tensor, whose ``dims`` are ``(0,)`` or ``(-1,)``).
+        Three values, None for ``dims`` and ``keepdim``."""
         ### BEGIN SOLUTION 6.6
         if not ctx.keepdim:
             grad = grad.reshape(_keep_shape(ctx.shape, ctx.dims))

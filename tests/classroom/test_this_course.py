@@ -190,33 +190,65 @@ def test_built_in_ops_of_such_a_release_record_through_link_into_graph(book_cour
     assert grad_b == pytest.approx([2 * 1 * exp[0], 2 * 2 * exp[1]])
 
 
-def test_each_stub_of_4_1_points_at_the_section_that_explains_its_function(book_course,
-                                                                          tmp_path):
-    """Task 4.1's regions are explained in three places: the stub of each names its own
-    (student-a1 finding 5: every stub named "Recording a call", which covers two of them)."""
+def _sections_named_by_stubs(book_course, tmp_path, task_id):
+    """``{function: {"<chapter> (<file>), section “<section>”,"}}`` that the stubs of
+    ``task_id``'s regions in autograd/function.py name, from a stubbed copy."""
     relpath = "minitorch/autograd/function.py"
     (tmp_path / relpath).parent.mkdir(parents=True)
     shutil.copy(ROOT / relpath, tmp_path / relpath)
-    found = [r for r in regions_mod.scan(tmp_path, ["minitorch"]) if r.task == "4.1"]
+    found = [r for r in regions_mod.scan(tmp_path, ["minitorch"]) if r.task == task_id]
     named = {regions_mod.function_of(tmp_path, r) for r in found}
-    regions_mod.stub_tasks(tmp_path, found, [book_course.task("4.1")])
+    regions_mod.stub_tasks(tmp_path, found, [book_course.task(task_id)])
     stubbed = regions_mod.scan(tmp_path, ["minitorch"])
     source = regions_mod.open_source(tmp_path / relpath).blocks[None]
     said = {}
-    for region in (r for r in stubbed if r.task == "4.1"):
+    for region in (r for r in stubbed if r.task == task_id):
         text = "".join(regions_mod.body(source, region.begin, region.end))
         message = "".join(re.findall(r'"((?:[^"\\]|\\.)*)"', text))
         said.setdefault(regions_mod.function_of(tmp_path, region), set()).add(
             re.search(r"as chapter (.*?) explains", message)[1])
+    assert set(said) == named
+    return said
+
+
+def test_each_stub_of_4_1_points_at_the_section_that_explains_its_function(book_course,
+                                                                          tmp_path):
+    """Task 4.1's regions are explained in three places: the stub of each names its own
+    (student-a1 finding 5: every stub named "Recording a call", which covers two of them)."""
+    said = _sections_named_by_stubs(book_course, tmp_path, "4.1")
     page_4 = "4 (book/04_autograd_graph.ipynb), section"
     recording = f"{page_4} “Recording a call: an edge to each input”,"
     calling = f"{page_4} “A node calling its backward”,"
     applying = "6 (book/06_functions.ipynb), section “What apply does”,"
-    assert set(said) == named
     assert said == {"edge_to": {recording}, "link_into_graph": {recording},
                     "_differentiable": {recording}, "BackwardCFunction._apply": {calling},
                     "_zeros_for_missing": {calling}, "describe_outputs": {calling},
                     "as_outputs": {applying}, "save_and_mark_dirty": {applying}}
+
+
+def test_each_stub_of_6_8_points_at_the_section_that_explains_its_function(book_course,
+                                                                          tmp_path):
+    """Task 6.8's contract is spread over 06, 06b, 06d, 06c and chapter 12: each stub
+    names its own section (student-a2 finding 1: all 14 named "What apply does")."""
+    said = _sections_named_by_stubs(book_course, tmp_path, "6.8")
+
+    def at(chapter, page, section):
+        return {f"{chapter} (book/{page}.ipynb), section “{section}”,"}
+    applying = at(6, "06_functions", "What apply does")
+    returning = at(6, "06b_ctx", "What backward must return")
+    dirty = at(6, "06d_ctx_more", "Changing an input in place: mark_dirty")
+    assert said == {
+        "FunctionCtx.save_for_backward": at(6, "06b_ctx", "save_for_backward and saved_tensors"),
+        "FunctionCtx.save_for_forward": at(12, "12_forward_mode", "A jvp for a custom Function"),
+        "FunctionCtx.mark_dirty": dirty, "_check_in_place": dirty,
+        "FunctionCtx.set_materialize_grads": at(6, "06d_ctx_more", "set_materialize_grads"),
+        "BackwardCFunction._check_gradients": returning,
+        "BackwardCFunction._check_gradient": returning,
+        "once_differentiable.wrapper": at(6, "06c_builtin_functions",
+                                          "Double backward and once_differentiable"),
+        "Function._apply_with_ctx": applying, "_bind_arguments": applying,
+        "_run_forward": applying, "_record": applying, "_mark_views_of_inputs": applying,
+        "_describe_inputs_and_outputs": applying}
 
 
 def test_a1s_readme_says_which_tasks_come_out_of_the_pages_order(book_course):
