@@ -16,7 +16,9 @@ chapter you will:**``), ends with a ``## Summary`` section, and asks at least
     python scripts/page_stats.py --markdown # the same as a Markdown table
 
 Prose words are counted in markdown cells with fenced code blocks and MyST
-option lines (``:label: ...``) left out.
+option lines (``:label: ...``) left out.  A markdown cell tagged ``classroom-note``
+is not the book's: a course release adds it to a student's copy of a page (where the
+page stops at a later task), so the copy's page is measured as the book's.
 """
 
 import json
@@ -32,6 +34,7 @@ MIN_PROMPTS = 3
 GOAL_LINES = ("**On this page you will:**", "**In this chapter you will:**")
 PROMPT = "**Predict, then run:**"
 HIDDEN_TAGS = {"remove-input", "remove-cell", "hide-input"}
+RELEASE_NOTE_TAG = "classroom-note"     # classroom/release.py's NOTE_TAG
 
 
 def toc_pages(root=ROOT):
@@ -79,7 +82,8 @@ def visible_code_lines(cells):
 
 def measure(path):
     """The numbers of one page, as a dict."""
-    cells = json.loads(path.read_text())["cells"]
+    cells = [c for c in json.loads(path.read_text())["cells"]
+             if RELEASE_NOTE_TAG not in c["metadata"].get("tags", [])]
     markdown = [text_of(c) for c in cells if c["cell_type"] == "markdown"]
     code = [c for c in cells if c["cell_type"] == "code"]
     headings = [line for text in markdown for line in text.splitlines()]

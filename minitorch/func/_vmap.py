@@ -124,7 +124,15 @@ class BatchedTensor(Tensor):
 
 
 def wrap(value, level):
-    """A BatchedTensor of ``level`` holding ``value`` (batch dim first)."""
+    """A BatchedTensor of ``level`` holding ``value`` (batch dim first).
+
+    It is made with ``object.__new__``, not ``Tensor(...)`` (which makes an array of its
+    own), and its Tensor fields are set by hand: ``_data`` is a ``_stand_in`` of one
+    example's shape and ``value``'s dtype, whose ``_owner`` is a weakref to the new
+    BatchedTensor (an op given a mask as an array, ``where``'s condition, finds its
+    tensor again by it: ``owner_of``); ``requires_grad`` is False, as under PyTorch's
+    vmap (gradients flow through ``value``); no ``grad_fn``, ``output_nr`` 0, and
+    ``value``'s version counter.  Then its own two: ``_value`` and ``_level``."""
     ### BEGIN SOLUTION 13.3
     bt = object.__new__(BatchedTensor)
     bt._data = _stand_in(tuple(value.shape)[1:], value._data.dtype)

@@ -113,6 +113,16 @@ class Optimizer:
         ``params`` may be a tensor, a list of tensors, or a list of
         ``(name, tensor)`` pairs as ``model.named_parameters()`` gives; names
         are then kept under ``"param_names"``.
+
+        Refused, with PyTorch's messages: a ``param_group`` that is no dict (TypeError
+        "param_group must be a dict, but got <class 'list'>", its type); a group without a
+        value for an option whose default is ``required`` (ValueError "parameter group
+        didn't specify a value of required optimization parameter <name>"); a parameter
+        already in an earlier group (ValueError "some parameters appear in more than one
+        parameter group"). A parameter twice in the same group is kept, with a UserWarning
+        "optimizer contains a parameter group with duplicate parameters; in future, this
+        will cause an error; see github.com/pytorch/pytorch/issues/40967 for more
+        information".
         """
         ### BEGIN SOLUTION 9.1
         if not isinstance(param_group, dict):
@@ -141,7 +151,9 @@ class Optimizer:
         ### END SOLUTION 9.1
 
     def _check_names_consistent(self, group):
-        """Either every group names its parameters or none does."""
+        """Either every group names its parameters or none does: else a ValueError "all
+        optimizer param groups should be with/without names. cannot add param group with
+        names to the optimizer" (``without names`` when the new group has none)."""
         ### BEGIN SOLUTION 9.1
         if not self.param_groups:
             return
@@ -230,7 +242,11 @@ class Optimizer:
 
 
 def _as_param_list(params):
-    """The ``params`` of a group as a list; sets are refused (their order changes between runs)."""
+    """The ``params`` of a group as a list (a single tensor becomes a list of one).  A set
+    is refused, since its order changes between runs: a TypeError "optimizer parameters need
+    to be organized in ordered collections, but the ordering of tensors in sets will change
+    between runs. Please use a list instead."
+    """
     ### BEGIN SOLUTION 9.1
     if isinstance(params, Tensor):
         return [params]
@@ -243,7 +259,9 @@ def _as_param_list(params):
 
 
 def _split_names(params):
-    """``(tensors, names)`` for ``(name, tensor)`` pairs, ``(params, None)`` for bare tensors."""
+    """``(tensors, names)`` for ``(name, tensor)`` pairs, ``(params, None)`` for bare
+    tensors; a mix of the two is a ValueError "all optimizer params should be with/without
+    names. Some param names are missing"."""
     ### BEGIN SOLUTION 9.1
     named = [isinstance(p, tuple) for p in params]
     if not any(named):

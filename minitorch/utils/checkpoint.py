@@ -104,10 +104,14 @@ class _Frame:
 
     def _recompute(self):
         """Run the function again, with the random state of the first run, grad mode on and
-        the recompute half of ``context_fn``, catching every tensor it saves (graph-free
-        aliases: the tensors themselves would keep the throwaway graph alive until each one
-        is unpacked); check them against what ``pack`` saw (unless ``check`` is off,
-        ``_check``); keep them by number."""
+        the recompute half of ``context_fn``, catching every tensor it saves; check them
+        against what ``pack`` saw (unless ``check`` is off, ``_check``); keep them by number.
+
+        The catching pack hook keeps a graph-free alias of each tensor (the tensor itself
+        would keep the throwaway graph alive until it is unpacked) and returns None, so
+        that the graph keeps nothing either.  Returning the tensor would make each op that
+        saves its own output (``tanh``, ``exp``) a cycle, output to node to output, which
+        only the garbage collector frees: the recomputation would outlive backward."""
         ### BEGIN SOLUTION 14.1
         caught = []
 
@@ -150,10 +154,12 @@ class _Frame:
         ### END SOLUTION 14.1
 
 
-def _refuse_unpack(tensor):
-    """The unpack hook of the recomputation: nothing unpacks what it saves (those tensors
-    are only caught), so it just hands a tensor back."""
-    return tensor
+def _refuse_unpack(packed):
+    """The unpack hook of the recomputation.  Nothing calls it: the recomputed graph is
+    thrown away without a backward, and the tensors its ops save are caught by the pack
+    hook, which returns None (``_recompute``).  Were it called, it would hand back what
+    the pack hook returned."""
+    return packed
 
 
 @contextlib.contextmanager

@@ -260,3 +260,16 @@ def test_a1s_readme_says_which_tasks_come_out_of_the_pages_order(book_course):
     assert ("That is not always the pages' order: 4.4 (04c_gradients) and 4.2 (04b_engine) "
             "come after tasks of later pages") in " ".join(readme.split())
     assert release_mod._page_order_note(book_course.tasks_of("a3-modules")) == ""
+
+
+def test_every_course_task_box_of_the_book_names_a_task_of_the_course(book_course):
+    """A page's "Course task N.M" names a task of ``tasks.toml`` (student-a3/a4 findings:
+    page 08b named a task 8.3 and page 09b a task 9.2, neither of which exists)."""
+    ids = {task.id for task in book_course.tasks}
+    named = set()
+    for page in sorted((ROOT / "book").glob("*.ipynb")):
+        for cell in nbformat.read(page, as_version=4).cells:
+            for task_id in re.findall(r"Course task (\d+\.\d+)", cell.source):
+                named.add((page.name, task_id))
+    assert named, "no page names a course task: the pattern no longer matches the boxes"
+    assert sorted((page, t) for page, t in named if t not in ids) == []

@@ -54,6 +54,21 @@ def test_nested_vmap_is_an_outer_product_of_batches():
     np.testing.assert_allclose(table.numpy(), np.outer(a.numpy(), b.numpy()) + b.numpy())
 
 
+@pytest.mark.task("13.3")
+def test_where_finds_the_batched_mask_behind_its_stand_in():
+    # where's condition reaches the op as an array, a BatchedTensor's stand-in _data;
+    # the stand-in leads back to its BatchedTensor (wrap sets its _owner)
+    flipped = vmap(lambda a: torch.where(a > 0.45, a, -a))(x)
+    np.testing.assert_allclose(flipped.numpy(), [[-0.0, -0.1, -0.2, -0.3],
+                                                 [-0.4, 0.5, 0.6, 0.7],
+                                                 [0.8, 0.9, 1.0, 1.1]])
+    half = torch.full((4,), 0.5, dtype=torch.float64)
+    raised = vmap(lambda a, b: torch.where(a < b, b, a * 2), in_dims=(0, None))(x, half)
+    np.testing.assert_allclose(raised.numpy(), [[0.5, 0.5, 0.5, 0.5],
+                                                [0.5, 1.0, 1.2, 1.4],
+                                                [1.6, 1.8, 2.0, 2.2]])
+
+
 def test_chunk_size_gives_the_same_result():
     f = lambda a: (a.softmax(0) * a).sum()          # noqa: E731
     np.testing.assert_allclose(vmap(f, chunk_size=2)(x).numpy(), vmap(f)(x).numpy())

@@ -2,6 +2,9 @@
 non-reentrant variant): the first tensor backward asks for reruns the function once, with
 the random state of the first run, and every saved tensor comes from that rerun."""
 
+import gc
+import weakref
+
 import numpy as np
 import pytest
 
@@ -61,3 +64,31 @@ def test_dropout_is_recomputed_with_the_same_mask():
     out.sum().backward()
     kept = out.detach().numpy() != 0
     np.testing.assert_array_equal(inputs.grad.numpy(), np.where(kept, 6.0, 0.0))
+
+
+@pytest.mark.task("14.1")
+def test_the_recomputation_is_freed_as_soon_as_backward_is_done():
+    # The recomputation's graph is thrown away: its ops save nothing in it (the catching
+    # pack hook returns None).  A pack hook that returns the tensor makes every op that
+    # saves its own output (tanh, exp, sigmoid) a cycle, output -> grad_fn -> output,
+    # which only the garbage collector frees: each checkpointed block's recomputation
+    # then stays in memory after backward, and a checkpoint can cost more than none.
+    outputs = []
+
+    def f(a):
+        out = (a.sin() * a.exp()).tanh()        # tanh and exp save their outputs
+        outputs.append(weakref.ref(out))
+        return out
+
+    a = torch.tensor([0.3, -1.2, 2.0], dtype=torch.float64, requires_grad=True)
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        checkpoint(f, a, use_reentrant=False).sum().backward()
+        assert len(outputs) == 2                # the first run and the recomputation
+        assert outputs[1]() is None, (
+            "the recomputed output is still alive after backward: the catching pack "
+            "hook of _recompute must keep nothing in the recomputed graph (return None)")
+    finally:
+        if was_enabled:
+            gc.enable()

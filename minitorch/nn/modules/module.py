@@ -756,13 +756,17 @@ class Module:
         With no hook at all (neither the module's nor the global ones), just
         ``forward``.  Otherwise, in this order: the forward pre-hooks, global then the
         module's (``_run_forward_pre_hooks``), which may replace the arguments; when
-        there are full backward hooks or backward pre-hooks (``_get_backward_hooks``,
-        chapter 8c), a ``BackwardHook`` wraps the arguments (``setup_input_hook``);
+        there are full backward hooks (``_get_backward_hooks`` splits them from the
+        legacy non-full ones) or backward pre-hooks (global then the module's
+        ``_backward_pre_hooks``, gathered here), a ``BackwardHook(self, full hooks,
+        pre-hooks)`` wraps the arguments (``setup_input_hook``, chapter 8c);
         ``forward``; the forward hooks, global then the module's
         (``_run_forward_hooks``, noting in ``called`` which ran), which may replace the
-        output; the ``BackwardHook`` wraps the output (``setup_output_hook``, with
-        PyTorch's warning when it is neither a Tensor nor a tuple); legacy backward
-        hooks go on the output's ``grad_fn`` (``_register_non_full_backward_hooks``).
+        output; the ``BackwardHook`` wraps the output (``setup_output_hook``; when the
+        output is neither a Tensor nor a tuple, first PyTorch's UserWarning "For
+        backward hooks to be called, module output should be a Tensor or a tuple of
+        Tensors but received <type>"); legacy non-full backward hooks go on the
+        output's ``grad_fn`` (``_register_non_full_backward_hooks``).
         If anything raises, the ``always_call`` forward hooks that have not run yet
         run (``_run_always_called_hooks``) and the error goes on.
         """

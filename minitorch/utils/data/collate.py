@@ -6,7 +6,10 @@
 * numpy arrays and numpy scalars become tensors, then are stacked;
 * Python ints (and bools) become a tensor of their type (``int64``,
   ``bool``), Python floats a ``float64`` tensor, as in PyTorch;
-* strings and bytes are kept as they are (the list of the batch's strings);
+* strings and bytes are kept as they are, in the sequence that holds them: a
+  batch of strings stays a list (so do the strings under a dict's key), while
+  strings at one position of tuple or list samples come back as the tuple
+  ``zip`` makes of that position, as in PyTorch;
 * a dict is collated key by key, a namedtuple field by field, and a tuple or
   list position by position (so a batch of ``(x, y)`` pairs becomes
   ``[xs, ys]``, a list).

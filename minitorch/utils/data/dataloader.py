@@ -206,7 +206,17 @@ class DataLoader:
 
 
 def _check_batching(batch_size, shuffle, sampler, batch_sampler, drop_last):
-    """PyTorch's rules for combining the batching options; returns (batch_size, drop_last)."""
+    """PyTorch's rules for combining the batching options; returns ``(batch_size,
+    drop_last)``: ``(None, False)`` with a ``batch_sampler`` (it makes the batches), else
+    the two as given.  Each broken rule is a ValueError with PyTorch's message:
+
+    - a ``sampler`` with ``shuffle``: "sampler option is mutually exclusive with shuffle";
+    - a ``batch_sampler`` with a ``batch_size`` other than 1, ``shuffle``, a ``sampler`` or
+      ``drop_last``: "batch_sampler option is mutually exclusive with batch_size, shuffle,
+      sampler, and drop_last";
+    - ``batch_size=None`` with ``drop_last``: "batch_size=None option disables
+      auto-batching and is mutually exclusive with drop_last".
+    """
     ### BEGIN SOLUTION 10.2
     if sampler is not None and shuffle:
         raise ValueError("sampler option is mutually exclusive with shuffle")
