@@ -211,7 +211,7 @@ def _positive(y):
 class ReluGrad(OutputDerivative):
     """relu' is 1 where the output is positive, 0 elsewhere; its own derivative is 0."""
     _backward_name = "ThresholdBackwardBackward0"
-    slope = staticmethod(lambda y: _positive(y))
+    slope = staticmethod(_positive)
     curvature = staticmethod(lambda y: _positive(y) * 0)
 
 
