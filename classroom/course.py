@@ -114,15 +114,32 @@ class PageStop:
 
 
 @dataclasses.dataclass(frozen=True)
+class EarlyStop:
+    """A page that stops at tasks of its assignment other than its own (the tasks whose
+    ``file`` it is; a page of the assignment's chapters may have none) until they are
+    written: those tasks, in the order a student meets them writing the assignment in
+    the syllabus' order (checked by selfcheck; a release notes it at the top of the
+    page)."""
+    page: str
+    tasks: tuple[str, ...]
+
+
+@dataclasses.dataclass(frozen=True)
 class Assignment:
     name: str
     title: str
     chapters: tuple[int, ...] = ()
     stops_when_done: tuple[PageStop, ...] = ()
+    stops_before_done: tuple[EarlyStop, ...] = ()
 
     def stop_of(self, page):
         """The ``PageStop`` of ``page`` (None when the page runs to its end)."""
         return next((s for s in self.stops_when_done if s.page == page), None)
+
+    def early_stops_of(self, page):
+        """The tasks of this assignment, not the page's own, that ``page`` stops at until
+        they are written (``stops_before_done``; none when it names no such task)."""
+        return next((s.tasks for s in self.stops_before_done if s.page == page), ())
 
 
 @dataclasses.dataclass(frozen=True)
@@ -255,7 +272,7 @@ def _required(table, key, kind):
 
 def _assignment(table):
     name = str(_required(table, "name", "assignment"))
-    allowed = {"name", "title", "chapters", "stops_when_done"}
+    allowed = {"name", "title", "chapters", "stops_when_done", "stops_before_done"}
     unknown = set(table) - allowed
     if unknown:
         raise CourseError(f"assignment {name!r} in {TASKS_FILE} has unknown keys "
@@ -263,7 +280,9 @@ def _assignment(table):
     return Assignment(name=name, title=str(table.get("title", name)),
                       chapters=tuple(int(c) for c in table.get("chapters", ())),
                       stops_when_done=tuple(_page_stop(s, name)
-                                            for s in table.get("stops_when_done", ())))
+                                            for s in table.get("stops_when_done", ())),
+                      stops_before_done=tuple(_early_stop(s, name)
+                                              for s in table.get("stops_before_done", ())))
 
 
 def _page_stop(table, assignment):
@@ -278,6 +297,19 @@ def _page_stop(table, assignment):
                           "its end needs no entry")
     return PageStop(page=str(_required(table, "page", kind)),
                     section=str(_required(table, "section", kind)), tasks=tasks)
+
+
+def _early_stop(table, assignment):
+    kind = f"assignment.stops_before_done of {assignment}"
+    unknown = set(table) - {"page", "tasks"}
+    if unknown:
+        raise CourseError(f"a [[{kind}]] in {TASKS_FILE} has unknown keys {sorted(unknown)};"
+                          " known keys: page, tasks")
+    tasks = tuple(str(t) for t in _required(table, "tasks", kind))
+    if not tasks:
+        raise CourseError(f"a [[{kind}]] in {TASKS_FILE} names no task: a page that stops "
+                          "at none of its assignment's tasks needs no entry")
+    return EarlyStop(page=str(_required(table, "page", kind)), tasks=tasks)
 
 
 def _task(table):
@@ -376,9 +408,24 @@ def check_course(course):
 
 
 def _check_page_stops(course, assignment, ids, names):
-    """Each page named by ``stops_when_done`` is a page of the assignment's tasks, once,
-    and it stops only at tasks of later assignments."""
-    own_pages = {p for t in course.tasks_of(assignment.name) for p in t.notebooks}
+    """Each page named by ``stops_when_done`` is a page of the assignment's tasks (or one
+    that ``stops_before_done`` names), once, and it stops only at tasks of later
+    assignments; each page named by ``stops_before_done`` is named once, with tasks of
+    the assignment that are not its own, in the syllabus' order."""
+    mine = course.tasks_of(assignment.name)
+    early = [s.page for s in assignment.stops_before_done]
+    for stop in assignment.stops_before_done:
+        own = [t.id for t in mine if stop.page in t.notebooks]
+        wrong = [t for t in stop.tasks if t not in {m.id for m in mine} or t in own]
+        if early.count(stop.page) > 1 or wrong or \
+                list(stop.tasks) != sorted(stop.tasks, key=ids.index):
+            raise CourseError(
+                f"assignment {assignment.name}: stops_before_done of {stop.page} "
+                + ("is given twice" if early.count(stop.page) > 1 else
+                   f"names {wrong}, which are not tasks of {assignment.name} or are the "
+                   "page's own (its note names those already)" if wrong else
+                   f"names {list(stop.tasks)}: list them in the syllabus' order"))
+    own_pages = {p for t in mine for p in t.notebooks} | set(early)
     later = {t.id for t in course.tasks
              if names.index(t.assignment) > names.index(assignment.name)}
     pages = [s.page for s in assignment.stops_when_done]

@@ -193,39 +193,46 @@ NOTE_TAG = "classroom-note"
 
 
 def note_later_stops(course, out, assignment, tasks, stubbed_ids):
-    """A note at the top of each page of the released ``tasks`` whose cells stop at a later
-    task's stub: the tasks of this assignment it stops at until they are written (each
-    task's ``page_stops_at``, which selfcheck's walk checks), and where it still stops
-    with the whole assignment written, at which later assignments' tasks (the
-    assignment's ``stops_when_done``, which selfcheck checks too); and that such a stop
-    is expected, so that a student reading the page for its own task is not misled by an
-    error about another one.  Returns the changed pages."""
+    """A note at the top of each page of the assignment that stops at a task's stub other
+    than the page's own: the page's own tasks (``tasks`` whose ``file`` it is) and the
+    others it stops at until they are written (each own task's ``page_stops_at``, which
+    selfcheck's walk checks, and the assignment's ``stops_before_done``, for any page of
+    its chapters, which selfcheck checks too); and where it still stops with the whole
+    assignment written, at which later assignments' tasks (the assignment's
+    ``stops_when_done``, checked too); and that such a stop is expected, so that a
+    student reading the page is not misled by an error about another task.  Returns the
+    changed pages."""
+    if not assignment:
+        return []
     by_id = {t.id: t for t in course.tasks}
-    this = course.assignment(assignment) if assignment else None
-    pages, on_page = {}, {}
-    for task in tasks if assignment else ():
-        stop = task.page_stops_at
+    order = [t.id for t in course.tasks]
+    this = course.assignment(assignment)
+    own, stops = {}, {}
+    for task in tasks:
         for page in _notebooks_of(task):
-            on_page.setdefault(page, []).append(task.id)
-            if not stop or stop not in stubbed_ids:
-                continue
-            entry = pages.setdefault(page, ([], []))
-            entry[0].append(task.id)
-            done = this.stop_of(page)
-            if stop not in entry[1] and not (done and by_id[stop].assignment != assignment):
-                entry[1].append(stop)
-    for stop in this.stops_when_done if this else ():
-        pages.setdefault(stop.page, (on_page.get(stop.page, []), []))
+            own.setdefault(page, []).append(task.id)
+            stop = task.page_stops_at
+            if stop in stubbed_ids and not (this.stop_of(page) and
+                                            by_id[stop].assignment != assignment):
+                stops.setdefault(page, set()).add(stop)
+    for early in this.stops_before_done:
+        stops.setdefault(early.page, set()).update(t for t in early.tasks if t in stubbed_ids)
+    for stop in this.stops_when_done:
+        stops.setdefault(stop.page, set())
     changed = []
-    for page, (own, stops) in pages.items():
+    for page, stopped in stops.items():
         path = out / page
-        done = this.stop_of(page) if this else None
-        if not path.is_file() or not (stops or done):
+        done = this.stop_of(page)
+        if not path.is_file() or not (stopped or done):
             continue
+        explained = [t.id for t in tasks if page not in _notebooks_of(t) and any(
+            place.file == page for place in t.region_sections)]
         notebook = nbformat.read(path, as_version=4)
         cell = nbformat.v4.new_markdown_cell(later_stops_note(
-            own, [by_id[i] for i in stops], assignment,
-            done and (done.section, [by_id[i] for i in done.tasks])))
+            [i for i in own.get(page, []) if i not in stopped],
+            [by_id[i] for i in sorted(stopped, key=order.index)],
+            assignment, done and (done.section, [by_id[i] for i in done.tasks]),
+            explained=explained, order=order))
         cell.metadata["tags"] = [NOTE_TAG]
         at = 1 if notebook.cells and notebook.cells[0].cell_type == "markdown" else 0
         notebook.cells.insert(at, cell)
@@ -234,29 +241,45 @@ def note_later_stops(course, out, assignment, tasks, stubbed_ids):
     return changed
 
 
-def later_stops_note(own_ids, stops, assignment, when_done=None):
-    """The note's words: the page's own tasks, the later ones its cells stop at until they
+def later_stops_note(own_ids, stops, assignment, when_done=None, explained=(), order=()):
+    """The note's words: the page's own tasks, the others its cells stop at until they
     are written, and ``when_done``: ``(section, tasks)`` where the page still stops with
-    the whole assignment written, and every later assignment's task it then reaches."""
+    the whole assignment written, and every later assignment's task it then reaches.
+    ``explained``: tasks (not the page's own) that the page explains part of;
+    ``order``: the syllabus' task ids (to say whether a task comes after the page's)."""
     def name(task):
-        when = ("later in this assignment" if task.assignment == assignment else
+        place = order.index(task.id) if order and own_ids else None
+        when = ("" if place is None else "later " if place > max(map(order.index, own_ids))
+                else "earlier " if place < min(map(order.index, own_ids)) else "")
+        when = (when + "in this assignment" if task.assignment == assignment else
                 f"with assignment {task.assignment}")
         title = task.title.replace("_", "\\_").replace("*", "\\*")   # markdown's emphasis
         return f"task {task.id} ({title}), which comes {when}"
 
     several = len(own_ids) > 1
     yours = f"task{'s' if several else ''} {', '.join(own_ids)}"
-    check = (f"That is expected, and no sign of a mistake in {yours}: `make check "
-             f"TASKS=\"{' '.join(own_ids)}\"` checks {'them' if several else 'it'}.")
-    text = (f"**In your copy of the course** (assignment {assignment}): this page explains "
-            f"{yours}")
+    if own_ids:
+        check = (f"That is expected, and no sign of a mistake in {yours}: `make check "
+                 f"TASKS=\"{' '.join(own_ids)}\"` checks {'them' if several else 'it'}.")
+        explains = f"this page explains {yours}"
+    else:
+        ids = [t.id for t in stops]
+        check = (f"That is expected: `make check TASKS=\"{' '.join(ids)}\"` checks "
+                 f"{'those tasks' if len(ids) > 1 else 'that task'} once you have written "
+                 f"{'them' if len(ids) > 1 else 'it'}.")
+        explains = ("this page explains part of " + _and([f"task {i}" for i in explained])
+                    if explained else "this page has no task of its own")
+    text = f"**In your copy of the course** (assignment {assignment}): {explains}"
     if stops:
         first = stops[0]
-        text += (", and some of its cells run code of " + "; then of ".join(
-            name(t) for t in stops) + ". Until that code is written, the first cell that "
-            f"needs it stops with `TaskNotDone: Task {first.id} ({first.title}) is not done "
-            "yet` (and the cells after it may stop too). " + check + " The page runs "
-            "further as those tasks are done.")
+        text += ((", and some of its cells run code of " if own_ids or explained else
+                  ", but some of its cells run code of ")
+                 + "; then of ".join(name(t) for t in stops) + ". Until that code is "
+                 f"written, the first cell that needs it stops with `TaskNotDone: Task "
+                 f"{first.id} ({first.title}) is not done yet` (and the cells after it may "
+                 "stop too). " + check + " The page runs further as those tasks are done."
+            + (" Cells that run the code of the page's own tasks stop the same way until "
+               "you write them." if own_ids else ""))
     else:
         text += ". "
     if when_done:
@@ -538,6 +561,14 @@ installs `requirements-check.txt`, then runs one step per task,
 The results are in your repository's **Actions** tab (open the latest run: the summary
 lists each task and the points). With GitHub Classroom, your instructor sees the same
 points.
+
+## Reading PyTorch
+
+`{package}` keeps PyTorch's names and behaviour, so PyTorch's own source (its
+`nn.Module`, its optimizers...) is close to the answers of several tasks. For this course
+you may run PyTorch to compare what your code does with what it does, and read its
+documentation; do not read or copy its source code (or another student's) for your tasks.
+Write them from the book, the stubs' docstrings and the tests.
 
 ## Handing in
 

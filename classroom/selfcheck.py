@@ -651,15 +651,17 @@ def section_of_code_cell(path, number):
     return section
 
 
-def stops_when_done(course, folder, page, later_ids, scratch):
+def stops_when_done(course, folder, page, later_ids, scratch, own_ids=()):
     """``(first, later)``: where ``page`` first stops in ``folder`` (a release with its
     assignment's tasks written; a ``PageReach``), and, when it stops, the tasks of
     ``later_ids`` (later assignments') whose code the rest of the page runs, in the order
     its cells first run them: found in a copy with each of them written from the solution
     and traced (``reach``), where the page must run to its end (else ``later`` is that
-    run's ``PageReach``)."""
+    run's ``PageReach``).  ``own_ids``: the assignment's tasks (written in ``folder``)
+    are traced too, and the copy is run even when ``first`` has no stop: ``later`` then
+    holds the ones the page runs as well, in the same order."""
     first = page_reach(folder, page)
-    if not first.task or first.failure:
+    if first.failure or not (first.task or own_ids):
         return first, []
     copy = pathlib.Path(scratch) / "all-written"
     shutil.copytree(folder, copy, symlinks=True)
@@ -669,14 +671,28 @@ def stops_when_done(course, folder, page, later_ids, scratch):
         regions = regions_mod.by_task(regions_mod.scan(copy, sources))[task_id]
         if workspace.splice_task(copy, course.root, regions):
             return first, PageReach(page, failure=f"the release lost task {task_id}'s markers")
-    reach.trace_regions(copy, [r for r in regions_mod.scan(copy, sources)
-                               if r.task in later_ids])
+    traced = set(later_ids) | set(own_ids)
+    reach.trace_regions(copy, [r for r in regions_mod.scan(copy, sources) if r.task in traced])
     log = pathlib.Path(scratch) / "reached.txt"
     rest = page_reach(copy, page, {reach.LOG_VARIABLE: str(log)})
     if rest.task or rest.failure:
         return first, rest
     names = log.read_text(encoding="utf-8").split() if log.is_file() else []
     return first, list(dict.fromkeys(reach.task_of(name) for name in names))
+
+
+def early_stops(reached, syllabus):
+    """The tasks a page stops at, in turn, as the tasks of ``syllabus`` (ids, in its
+    order) are written one by one, when the page runs the code of ``reached`` in that
+    order: each time, the first of ``reached`` still unwritten (a cell before it runs
+    only written code, so it runs as with the whole solution)."""
+    stops = []
+    for count in range(len(syllabus) + 1):
+        written = set(syllabus[:count])
+        stop = next((t for t in reached if t not in written), None)
+        if stop is not None and stop not in stops:
+            stops.append(stop)
+    return stops
 
 
 def pages_when_done(course, assignment, release_dir, folder):
@@ -686,19 +702,25 @@ def pages_when_done(course, assignment, release_dir, folder):
     the page tells the student): first in that section, and the rest of the page runs
     the code of those later assignments' tasks, in that order (``stops_when_done``).
     A page whose last task of the assignment has no ``page_stops_at`` is not run again:
-    the walk ran it to its end after that task, and writing more tasks cannot stop it."""
+    the walk ran it to its end after that task, and writing more tasks cannot stop it.
+    Each page that the assignment's ``stops_before_done`` names is run with the
+    assignment's tasks traced too: the tasks (not its own) it stops at as a student
+    writes them in the syllabus' order (``early_stops``) must be the ones declared."""
     tasks = course.tasks_of(assignment.name)
+    own_ids = [t.id for t in tasks]
     later_ids = [t.id for t in release_mod.later_tasks(course, assignment.name)]
     shutil.copytree(release_dir, folder, symlinks=True)
     missing = _fill(course, folder, tasks)
     if missing:
         return False, missing
-    pages = list(dict.fromkeys(p for t in tasks for p in t.notebooks))
+    early = [s.page for s in assignment.stops_before_done]
+    pages = list(dict.fromkeys([p for t in tasks for p in t.notebooks] + early))
     wrong, said = [], []
     for page in pages:
         name = pathlib.Path(page).name
-        last = [t for t in tasks if page in t.notebooks][-1]
-        if not last.page_stops_at:
+        mine = [t for t in tasks if page in t.notebooks]
+        if page not in early and not mine[-1].page_stops_at:
+            last = mine[-1]
             said.append(f"{name}: runs to its end (the walk ran it after {last.id})")
             if assignment.stop_of(page):
                 wrong.append(f"{name} runs to its end (the walk ran it after {last.id}), but "
@@ -706,13 +728,26 @@ def pages_when_done(course, assignment, release_dir, folder):
                              "drop its entry")
             continue
         with tempfile.TemporaryDirectory(prefix="classroom-stops-") as scratch:
-            first, later = stops_when_done(course, folder, page, later_ids, scratch)
+            first, later = stops_when_done(course, folder, page, later_ids, scratch,
+                                           own_ids if page in early else ())
         failed = first if first.failure else later if isinstance(later, PageReach) else None
         if failed:
             wrong.append(f"{name} " + (f"stops at {failed.task} in {failed.where()} even with"
                                        " every later task written" if failed.task else
                                        f"fails at code cell {failed.cell}: {failed.failure}"))
             continue
+        if page in early:
+            found = [t for t in early_stops([t for t in later if t in own_ids], own_ids)
+                     if t not in {m.id for m in mine}]
+            declared = list(assignment.early_stops_of(page))
+            said.append(f"{name}: stops at {found} until they are written")
+            if found != declared:
+                wrong.append(f"{name} stops at {found} as {assignment.name}'s tasks are "
+                             "written in the syllabus' order, but tasks.toml's "
+                             f"stops_before_done of {assignment.name} says {declared}: "
+                             + (f'write page = "{page}", tasks = {found}' if found else
+                                "drop its entry"))
+            later = [t for t in later if t not in own_ids]
         declared = assignment.stop_of(page)
         said.append(f"{name}: " + (f"stops at {first.task} in {first.where()}, and runs the "
                                    f"code of {later}" if first.task else "runs to its end"))

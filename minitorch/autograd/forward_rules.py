@@ -128,8 +128,11 @@ def through_backward(cls):
 
 # ----- rules written out ----------------------------------------------------------------
 def _binary(da, db):
-    """``y = f(a, b)``: ``ta * da + tb * db``, where either tangent may be missing
-    and ``b`` may be a number."""
+    """``y = f(a, b)``: ``ta * da + tb * db``.  ``tangents`` has one entry per argument,
+    None where there is no tangent: an input without one at this level, or ``b`` given
+    as a Python number (``da`` then gets the number as it is); so either term may be
+    missing, never both.  The result has ``out``'s shape: a tangent of an input that
+    broadcasts against the other is expanded to it (``_fit``)."""
     def rule(primals, tangents, out, args):
         ### BEGIN SOLUTION 12.1
         a, b = primals[0], primals[1]

@@ -473,7 +473,10 @@ def needs_input_grad(args):
 
 
 def _run_forward(cls, ctx, args):
-    """Call ``forward`` with grad mode off (in either Function style)."""
+    """Call ``forward`` with grad mode off (in either Function style).  Before this,
+    ``_apply_with_ctx`` gives the new node ``ctx._to_save, ctx._saved = (), None``: a
+    forward that saves nothing leaves them so, and recording (``_pack_saved``) and
+    ``saved_tensors`` read them."""
     ### BEGIN SOLUTION 6.8
     state = grad_mode._state
     was_enabled, state.enabled = state.enabled, False
@@ -592,7 +595,9 @@ def _mark_views_of_inputs(ctx, args, outputs):
     be followed through the Function's own backward (``ops.inplace.check_in_place``).
     Such an output (recorded by ``ctx``, not marked dirty) shares an input's version
     counter ``_counter``; mark it by setting ``t._made_in_custom_function = True``, which
-    ``check_in_place`` reads."""
+    ``check_in_place`` reads.  Also set its ``_view_made_without_grad = False``: forward
+    ran with grad mode off, so ``share_version_counter`` flagged a view of an input that
+    requires grad as made under no_grad, but this one is recorded."""
     ### BEGIN SOLUTION 6.8
     # Read the counters without making them: memory shared with an input shares its
     # counter, so an output with none made yet shares nothing.

@@ -546,3 +546,26 @@ def declare_stops_when_done(root, section, tasks):
     marker = 'title = "The engine"\nchapters = [1]\n'
     assert marker in text
     path.write_text(text.replace(marker, marker + entry), encoding="utf-8")
+
+
+def add_a_page_without_a_task(root, tasks=None):
+    """A second page of chapter 1, ``book/01b_more.ipynb``, that is no task's ``file``:
+    its one code cell runs backward, so it stops at task 1.1's stub, then (1.1 written)
+    at 1.2's.  ``tasks``: declare those stops in tasks.toml (``stops_before_done``)."""
+    cells = [_markdown("# More of the engine\n\n## Backward again\n\nA sum's backward.\n"),
+             _code("from minigrad.engine import Value, backward\n"
+                   "a = Value(2.0)\nbackward(a + a)\nprint(a.grad)", 1, [_stream("2.0\n")])]
+    for number, cell in enumerate(cells):
+        cell["id"] = f"more-{number}"
+    page = {"cells": cells, "nbformat": 4, "nbformat_minor": 5,
+            "metadata": {"kernelspec": {"name": "python3", "display_name": "Python 3",
+                                        "language": "python"}}}
+    _write(root, "book/01b_more.ipynb", json.dumps(page, indent=1) + "\n")
+    if tasks is not None:
+        path = pathlib.Path(root) / "classroom" / "tasks.toml"
+        text = path.read_text(encoding="utf-8")
+        entry = ("\n[[assignment.stops_before_done]]\npage = \"book/01b_more.ipynb\"\n"
+                 f"tasks = {json.dumps(list(tasks))}\n")
+        marker = 'title = "The engine"\nchapters = [1]\n'
+        assert marker in text
+        path.write_text(text.replace(marker, marker + entry), encoding="utf-8")

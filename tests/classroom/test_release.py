@@ -321,6 +321,15 @@ def test_make_tasks_and_check_need_only_the_quick_setup():
                               for line in setups), (target, done.stdout)
 
 
+def test_the_readme_says_what_students_may_do_with_pytorch(release_a1):
+    """PyTorch's own source nearly answers some build tasks: the README says that running
+    PyTorch and reading its documentation are allowed, reading or copying its source not."""
+    out, _ = release_a1
+    policy = (out / "README.md").read_text().split("## Reading PyTorch")[1].split("##")[0]
+    assert "you may run PyTorch to compare what your code does" in policy
+    assert "do not read or copy its source code" in policy
+
+
 def test_a_notebook_task_says_how_to_open_its_notebook(release_a1):
     """Task 1.3 is written in a notebook, which the quick setup (`setup-check`) gives no
     editor for: the README says so and names `make lab`, which sets up Jupyter first."""
@@ -427,6 +436,75 @@ def test_a_page_that_stops_with_its_assignment_written_says_where(fresh_course, 
     release_mod.release(course, tmp_path / "a2", "a2")
     notebook = nbformat.read(tmp_path / "a2" / "book" / "01_engine.ipynb", as_version=4)
     assert not any(release_mod.NOTE_TAG in c.metadata.get("tags", ()) for c in notebook.cells)
+
+
+def test_a_page_without_a_task_that_stops_at_the_assignments_tasks_says_so(fresh_course,
+                                                                          tmp_path):
+    """A page of the chapter that is no task's `file` stops at 1.1's stub, then at 1.2's
+    (`stops_before_done`, which selfcheck checks): a1's release notes both at its top;
+    in a2's release they are solved, and the page has no note."""
+    from tests.classroom.fixture import add_a_page_without_a_task
+    add_a_page_without_a_task(fresh_course, ["1.1", "1.2"])
+    course = course_mod.load(fresh_course)
+    release_mod.release(course, tmp_path / "a1", "a1")
+    notebook = nbformat.read(tmp_path / "a1" / "book" / "01b_more.ipynb", as_version=4)
+    note = notebook.cells[1]
+    assert release_mod.NOTE_TAG in note.metadata["tags"]
+    assert "(assignment a1): this page has no task of its own, but some of its cells run " \
+        "code of task 1.1 (counting dependencies), which comes in this assignment; then of " \
+        "task 1.2 (accumulating gradients), which comes in this assignment." in note.source
+    assert "`TaskNotDone: Task 1.1 (counting dependencies) is not done yet`" in note.source
+    assert '`make check TASKS="1.1 1.2"` checks those tasks' in note.source
+    release_mod.release(course, tmp_path / "a2", "a2")
+    notebook = nbformat.read(tmp_path / "a2" / "book" / "01b_more.ipynb", as_version=4)
+    assert not any(release_mod.NOTE_TAG in c.metadata.get("tags", ()) for c in notebook.cells)
+
+
+def test_the_note_names_every_task_of_the_page(fresh_course, tmp_path):
+    """Task 1.2 without a `page_stops_at` (as 6.7 on page 06c) is still one of the tasks
+    the page explains, and the note says that cells running their code stop too."""
+    tasks = fresh_course / "classroom" / "tasks.toml"
+    text = tasks.read_text()
+    one = 'assignment = "a1"\ndepends_on = ["1.1"]\npage_stops_at = "1.3"\n'
+    assert one in text
+    tasks.write_text(text.replace(one, 'assignment = "a1"\ndepends_on = ["1.1"]\n'))
+    release_mod.release(course_mod.load(fresh_course), tmp_path / "a1", "a1")
+    notebook = nbformat.read(tmp_path / "a1" / "book" / "01_engine.ipynb", as_version=4)
+    note = notebook.cells[1].source
+    assert "this page explains tasks 1.1, 1.2, and some of its cells run code of task 1.3" \
+        in note
+    assert '`make check TASKS="1.1 1.2"` checks them' in note
+    assert "Cells that run the code of the page's own tasks stop the same way" in note
+
+
+def test_the_note_says_whether_a_stop_comes_before_or_after_the_pages_task():
+    """Page 10b explains 10.1 and stops at 10.2, which comes earlier in the syllabus."""
+    from classroom.course import Task
+    loader = Task("10.2", "DataLoader", 10, "Data", 18, "a4")
+    loss = Task("10.1", "cross-entropy", 10, "Loss", 2, "a4")
+    conv = Task("11.3", "convolution", 11, "Conv", 11, "a4")
+    order = ["9.1", "10.2", "10.1", "11.3"]
+    note = release_mod.later_stops_note(["10.1"], [loader, conv], "a4", order=order)
+    assert "run code of task 10.2 (DataLoader), which comes earlier in this assignment; " \
+        "then of task 11.3 (convolution), which comes later in this assignment." in note
+
+
+@pytest.mark.parametrize("tasks, error", [
+    (["1.3"], r"names \['1.3'\], which are not tasks of a1 or are the page's own"),
+    (["2.1"], r"names \['2.1'\], which are not tasks of a1"),
+    (["1.2", "1.1"], r"list them in the syllabus' order"),
+    ([], "names no task")])
+def test_stops_before_done_names_other_tasks_of_its_assignment_in_order(fresh_course, tasks,
+                                                                         error):
+    from tests.classroom.fixture import add_a_page_without_a_task
+    add_a_page_without_a_task(fresh_course, tasks)
+    if tasks == ["1.3"]:         # made the page's own: 1.3's file names it too
+        path = fresh_course / "classroom" / "tasks.toml"
+        path.write_text(path.read_text().replace(
+            'file = "book/01_engine.ipynb"\nsection = "Warming up"',
+            'file = "book/01_engine.ipynb book/01b_more.ipynb"\nsection = "Warming up"'))
+    with pytest.raises(CourseError, match=error):
+        course_mod.load(fresh_course)
 
 
 def test_stops_when_done_names_only_later_assignments_tasks(fresh_course):

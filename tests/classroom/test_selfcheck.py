@@ -213,3 +213,40 @@ def test_pages_with_their_assignment_written_stop_only_where_tasks_toml_says(fre
     ok, what = check("declared")
     assert ok and "01_engine.ipynb: stops at 2.1 in code cell" in what
     assert "(section \u201cProducts\u201d)" in what
+
+
+def test_a_page_without_a_task_stops_only_where_stops_before_done_says(fresh_course,
+                                                                      tmp_path):
+    """The page that is no task's `file` runs task 1.1's code, then 1.2's: written in the
+    syllabus' order, it stops at 1.1, then at 1.2.  Declared otherwise, the check fails
+    and says what to write; declared right, it passes."""
+    from classroom import release as release_mod
+    from tests.classroom.fixture import add_a_page_without_a_task
+
+    def check(name):
+        course = course_mod.load(fresh_course)
+        out = tmp_path / f"release-{name}"
+        release_mod.release(course, out, "a1")
+        return selfcheck.pages_when_done(course, course.assignment("a1"), out,
+                                         tmp_path / f"written-{name}")
+
+    add_a_page_without_a_task(fresh_course, ["1.2"])
+    ok, what = check("wrong")
+    assert not ok and "01b_more.ipynb stops at ['1.1', '1.2'] as a1's tasks are written" in what
+    assert "stops_before_done of a1 says ['1.2']: write page = \"book/01b_more.ipynb\", " \
+        "tasks = ['1.1', '1.2']" in what
+    tasks_toml = fresh_course / "classroom" / "tasks.toml"
+    tasks_toml.write_text(tasks_toml.read_text().replace('tasks = ["1.2"]',
+                                                         'tasks = ["1.1", "1.2"]'))
+    ok, what = check("right")
+    assert ok and "01b_more.ipynb: stops at ['1.1', '1.2'] until they are written" in what
+
+
+@pytest.mark.parametrize("reached, syllabus, stops", [
+    (["6.8", "6.4"], ["6.1", "6.4", "6.8", "6.7"], ["6.8"]),
+    (["12.1", "13.3", "13.1"], ["12.1", "13.3", "13.1", "14.1"], ["12.1", "13.3", "13.1"]),
+    (["13.1", "12.1"], ["12.1", "13.3", "13.1"], ["13.1"]),
+    (["10.2", "9.1"], ["9.1", "10.2", "10.1"], ["10.2"]),
+    ([], ["1.1"], [])])
+def test_early_stops_are_the_first_unwritten_task_the_page_reaches(reached, syllabus, stops):
+    assert selfcheck.early_stops(reached, syllabus) == stops
