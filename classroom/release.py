@@ -272,14 +272,17 @@ def later_stops_note(own_ids, stops, assignment, when_done=None, explained=(), o
     text = f"**In your copy of the course** (assignment {assignment}): {explains}"
     if stops:
         first = stops[0]
-        text += ((", and some of its cells run code of " if own_ids or explained else
-                  ", but some of its cells run code of ")
-                 + "; then of ".join(name(t) for t in stops) + ". Until that code is "
+        ran = ("that task's code" if len(stops) == 1 else "those tasks' code") \
+            if {t.id for t in stops} <= set(explained) else "; then of ".join(
+                "code of " * (i == 0) + name(t) for i, t in enumerate(stops))
+        text += ((", and some of its cells run " if own_ids or explained else
+                  ", but some of its cells run ") + ran + ". Until that code is "
                  f"written, the first cell that needs it stops with `TaskNotDone: Task "
                  f"{first.id} ({first.title}) is not done yet` (and the cells after it may "
-                 "stop too). " + check + " The page runs further as those tasks are done."
-            + (" Cells that run the code of the page's own tasks stop the same way until "
-               "you write them." if own_ids else ""))
+                 "stop too). " + check + " The page runs further as "
+                 + ("those tasks are" if len(stops) > 1 else "it is") + " done."
+                 + (" Cells that run the code of the page's own tasks stop the same way "
+                    "until you write them." if own_ids else ""))
     else:
         text += ". "
     if when_done:

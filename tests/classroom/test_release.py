@@ -487,6 +487,9 @@ def test_the_note_says_whether_a_stop_comes_before_or_after_the_pages_task():
     note = release_mod.later_stops_note(["10.1"], [loader, conv], "a4", order=order)
     assert "run code of task 10.2 (DataLoader), which comes earlier in this assignment; " \
         "then of task 11.3 (convolution), which comes later in this assignment." in note
+    note = release_mod.later_stops_note([], [loader], "a4", explained=["10.2"], order=order)
+    assert "this page explains part of task 10.2, and some of its cells run that task's " \
+        "code. Until that code is written" in note and "as it is done." in note
 
 
 @pytest.mark.parametrize("tasks, error", [
