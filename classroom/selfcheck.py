@@ -658,10 +658,11 @@ def stops_when_done(course, folder, page, later_ids, scratch, own_ids=()):
     its cells first run them: found in a copy with each of them written from the solution
     and traced (``reach``), where the page must run to its end (else ``later`` is that
     run's ``PageReach``).  ``own_ids``: the assignment's tasks (written in ``folder``)
-    are traced too, and the copy is run even when ``first`` has no stop: ``later`` then
-    holds the ones the page runs as well, in the same order."""
-    first = page_reach(folder, page)
-    if first.failure or not (first.task or own_ids):
+    are traced too, the copy is run first, and ``later`` then holds the ones the page
+    runs as well, in the same order; ``folder`` is run only when the copy's page runs a
+    later task's code (else it runs as the copy, to its end: one kernel saved)."""
+    first = None if own_ids else page_reach(folder, page)
+    if first is not None and (first.failure or not first.task):
         return first, []
     copy = pathlib.Path(scratch) / "all-written"
     shutil.copytree(folder, copy, symlinks=True)
@@ -670,15 +671,20 @@ def stops_when_done(course, folder, page, later_ids, scratch, own_ids=()):
     for task_id in [t for t in later_ids if t in found]:
         regions = regions_mod.by_task(regions_mod.scan(copy, sources))[task_id]
         if workspace.splice_task(copy, course.root, regions):
-            return first, PageReach(page, failure=f"the release lost task {task_id}'s markers")
+            return first or PageReach(page), PageReach(
+                page, failure=f"the release lost task {task_id}'s markers")
     traced = set(later_ids) | set(own_ids)
     reach.trace_regions(copy, [r for r in regions_mod.scan(copy, sources) if r.task in traced])
     log = pathlib.Path(scratch) / "reached.txt"
     rest = page_reach(copy, page, {reach.LOG_VARIABLE: str(log)})
     if rest.task or rest.failure:
-        return first, rest
+        return first or page_reach(folder, page), rest
     names = log.read_text(encoding="utf-8").split() if log.is_file() else []
-    return first, list(dict.fromkeys(reach.task_of(name) for name in names))
+    reached = list(dict.fromkeys(reach.task_of(name) for name in names))
+    if first is None:
+        first = page_reach(folder, page) if set(reached) & set(later_ids) else \
+            PageReach(page)
+    return first, reached
 
 
 def early_stops(reached, syllabus):
