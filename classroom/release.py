@@ -280,7 +280,7 @@ def later_stops_note(own_ids, stops, assignment, when_done=None, explained=(), o
                  f"written, the first cell that needs it stops with `TaskNotDone: Task "
                  f"{first.id} ({first.title}) is not done yet` (and the cells after it may "
                  "stop too). " + check + " The page runs further as "
-                 + ("those tasks are" if len(stops) > 1 else "it is") + " done."
+                 + ("those tasks are" if len(stops) > 1 else "that task is") + " done."
                  + (" Cells that run the code of the page's own tasks stop the same way "
                     "until you write them." if own_ids else ""))
     else:

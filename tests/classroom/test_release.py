@@ -489,7 +489,7 @@ def test_the_note_says_whether_a_stop_comes_before_or_after_the_pages_task():
         "then of task 11.3 (convolution), which comes later in this assignment." in note
     note = release_mod.later_stops_note([], [loader], "a4", explained=["10.2"], order=order)
     assert "this page explains part of task 10.2, and some of its cells run that task's " \
-        "code. Until that code is written" in note and "as it is done." in note
+        "code. Until that code is written" in note and "as that task is done." in note
 
 
 @pytest.mark.parametrize("tasks, error", [
