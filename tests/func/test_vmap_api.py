@@ -69,6 +69,7 @@ def test_where_finds_the_batched_mask_behind_its_stand_in():
                                                 [1.6, 1.8, 2.0, 2.2]])
 
 
+@pytest.mark.task("13.3")
 def test_chunk_size_gives_the_same_result():
     f = lambda a: (a.softmax(0) * a).sum()          # noqa: E731
     np.testing.assert_allclose(vmap(f, chunk_size=2)(x).numpy(), vmap(f)(x).numpy())
@@ -120,6 +121,15 @@ def test_vmap_of_grad_and_grad_of_vmap():
     (lambda: vmap(torch.sin, chunk_size=0)(x), ValueError,
      "vmap: chunk_size should be None or greater than 0. (got 0)"),
     (lambda: vmap(torch.sin)(), ValueError, "got no inputs. Maybe you forgot to add inputs"),
+    # the prefix names the in_dims the user passed, not the one input's dim
+    (lambda: vmap(torch.add, in_dims=(0, 2))(x, x), ValueError,
+     "vmap(add, in_dims=(0, 2), ...)(<inputs>): Got in_dim=2 for some input, but that input "
+     "is a Tensor of dimensionality 2 so expected in_dim to satisfy -2 <= in_dim < 2."),
+    (lambda: vmap(torch.add, in_dims=(0, 0))(x, 3.0), ValueError,
+     "vmap(add, in_dims=(0, 0), ...)(<inputs>): Got in_dim=0 for an input but the input is "
+     "of type <class 'float'>."),
+    (lambda: vmap(lambda a, b, c: a, in_dims=(0, 0, 1))(x, x, x), ValueError,
+     "got sizes [3, 3, 4] for the mapped dimension"),
 ])
 def test_errors_as_pytorch(call, error, message):
     with pytest.raises(error) as info:
