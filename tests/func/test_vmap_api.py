@@ -69,10 +69,22 @@ def test_where_finds_the_batched_mask_behind_its_stand_in():
                                                 [1.6, 1.8, 2.0, 2.2]])
 
 
-@pytest.mark.task("13.3")
 def test_chunk_size_gives_the_same_result():
     f = lambda a: (a.softmax(0) * a).sum()          # noqa: E731
     np.testing.assert_allclose(vmap(f, chunk_size=2)(x).numpy(), vmap(f)(x).numpy())
+
+
+@pytest.mark.task("13.3")
+@pytest.mark.parametrize("chunk_size", [1, 2, 3, 5])
+def test_chunks_are_joined_along_each_outputs_out_dim(chunk_size):
+    # 3 examples: chunks of 1, 2 (the last one shorter), 3 and 5 (a single call)
+    shared = torch.ones(2, dtype=torch.float64)
+    total, doubled, same = vmap(lambda a: ((a.sin() * a).sum(), a * 2, shared),
+                                out_dims=(0, 1, None), chunk_size=chunk_size)(x)
+    np.testing.assert_allclose(total.numpy(), (np.sin(x.numpy()) * x.numpy()).sum(1),
+                               rtol=1e-13)
+    np.testing.assert_array_equal(doubled.numpy(), 2 * x.numpy().T)
+    assert same is shared
 
 
 @pytest.mark.task("13.3")
