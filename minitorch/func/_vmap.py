@@ -652,9 +652,10 @@ def _unbatch_outputs(output, level, size, out_dims, fname):
     """``func``'s outputs (``output``: a tensor, or a tree of them) in the same structure,
     each output the plain batched value (``unwrap``) with the level's batch dim moved to
     its out_dim.  ``out_dims`` is an int or None for all, or a tree matching the outputs
-    (``broadcast_to_tree(out_dims, spec, "out_dims", fname)`` gives one per leaf and
-    raises the structure error).  An output that is not batched at the level (the same
-    for every example) is expanded to ``size`` examples (a view, not a copy).
+    (``broadcast_to_tree``, given, makes it one per leaf and raises the structure
+    error; its ``what`` is ``"out_dims"``).  An output that is not batched at the
+    level (the same for every example) is expanded to ``size`` examples (a view, not a
+    copy).
 
     With an out_dim of None an output may be any value and is returned as it is, but a
     tensor batched at the level is a ValueError, PyTorch's ``vmap(f, ...): `f` can not
