@@ -148,14 +148,15 @@ def _binary(da, db):
 
 
 def _add_alpha(sign):
+    """``a + alpha * b`` (``sign`` -1 for subtraction): the tangents add, ``b``'s scaled."""
     def rule(primals, tangents, out, args):
-        alpha = args[2] if len(args) > 2 else 1
+        scale = sign * (args[2] if len(args) > 2 else 1)
         ta, tb = tangents[0], tangents[1] if len(tangents) > 1 else None
-        total = ta
-        if tb is not None:
-            term = tb * (sign * alpha) if (sign * alpha) != 1 else tb
-            total = term if total is None else total + term
-        return _fit(total, out)
+        if tb is not None and scale != 1:
+            tb = tb * scale
+        if ta is None or tb is None:
+            return _fit(tb if ta is None else ta, out)
+        return _fit(ta + tb, out)
     return rule
 
 
@@ -289,22 +290,16 @@ def _pow(primals, tangents, out, args):
 
 
 # in-place ops: ``primals[0]`` is the value before the change
-def _mul_inplace(primals, tangents, out, args):
-    a, b = primals
-    total = None if tangents[0] is None else tangents[0] * b
-    if tangents[1] is not None:
-        term = a * tangents[1]
-        total = term if total is None else total + term
-    return _fit(total, out)
-
-
 def _div_inplace(primals, tangents, out, args):
+    """``a /= b``: ``ta / b - tb * a / b**2``, rounded as PyTorch's (``b`` may be a number)."""
     a, b = primals
-    total = None if tangents[0] is None else tangents[0] / b
-    if isinstance(b, Tensor) and tangents[1] is not None:
-        term = -tangents[1] * a / (b * b)
-        total = term if total is None else total + term
-    return _fit(total, out)
+    ta = tangents[0]
+    tb = tangents[1] if len(tangents) > 1 and isinstance(b, Tensor) else None
+    if tb is None:
+        return _fit(ta / b, out)
+    if ta is None:
+        return _fit(-tb * a / (b * b), out)
+    return _fit(ta / b - tb * a / (b * b), out)
 
 
 def _copy(primals, tangents, out, args):
@@ -472,7 +467,9 @@ def _build_table():
         la.Mv: _bilinear(la.Mv), la.Addmm: _addmm, conv.Convolution: _convolution,
         rd.Softmax: _softmax, rd.LogSoftmax: _log_softmax, F.NativeBatchNorm: _batch_norm,
         ip.AddInplace: _add_alpha(1), ip.SubInplace: _add_alpha(-1),
-        ip.MulInplace: _mul_inplace, ip.DivInplace: _div_inplace, ip.Copy: _copy,
+        ip.MulInplace: _binary(lambda a, b, y: b, lambda a, b, y: a),
+        ip.DivInplace: _div_inplace,
+        ip.Copy: _copy,
         ip.FillTensor: _fill_tensor, ix.SetItem: _setitem,
         ip.ReluInplace: _relu_inplace,
         activation.EluInplace: elementwise(DERIVATIVES[activation.Elu]),

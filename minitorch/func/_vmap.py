@@ -124,15 +124,16 @@ class BatchedTensor(Tensor):
 
 
 def wrap(value, level):
-    """A BatchedTensor of ``level`` holding ``value`` (batch dim first).
+    """A new BatchedTensor of ``level`` holding ``value`` (a Tensor, batch dim first;
+    it may itself be a BatchedTensor of an outer level).
 
     It is made with ``object.__new__``, not ``Tensor(...)`` (which makes an array of its
     own), and its Tensor fields are set by hand: ``_data`` is a ``_stand_in`` of one
     example's shape and ``value``'s dtype, whose ``_owner`` is a weakref to the new
     BatchedTensor (an op given a mask as an array, ``where``'s condition, finds its
-    tensor again by it: ``owner_of``); ``requires_grad`` is False, as under PyTorch's
-    vmap (gradients flow through ``value``); no ``grad_fn``, ``output_nr`` 0, and
-    ``value``'s version counter.  Then its own two: ``_value`` and ``_level``."""
+    tensor again by it: ``owner_of``); ``_requires_grad`` is False, as under PyTorch's
+    vmap (gradients flow through ``value``); ``_grad_fn`` None, ``_output_nr`` 0, and
+    ``_version_counter`` is ``value``'s.  Then its own two: ``_value`` and ``_level``."""
     ### BEGIN SOLUTION 13.3
     bt = object.__new__(BatchedTensor)
     bt._data = _stand_in(tuple(value.shape)[1:], value._data.dtype)
@@ -152,8 +153,10 @@ def is_batched(t, level=None):
 
 
 def unwrap(t, level):
-    """The batched value of ``t`` at ``level`` (batch dim first), or None if ``t`` is
-    not batched there."""
+    """The batched value of ``t`` at ``level`` (its ``_value``, batch dim first), or None
+    if ``t`` is not a BatchedTensor of that level (a plain tensor, a number, a
+    BatchedTensor of another level).  ``t`` may also be the stand-in ``_data`` of a
+    BatchedTensor (a mask handed to an op as an array): ``owner_of`` gives its tensor."""
     ### BEGIN SOLUTION 13.3
     t = owner_of(t)
     return t._value if type(t) is BatchedTensor and t._level == level else None
@@ -502,6 +505,23 @@ def vmap(func, in_dims=0, out_dims=0, randomness="error", *, chunk_size=None):
     ``'error'`` refuses, ``'different'`` draws per example, ``'same'`` draws once
     for the whole batch.  ``chunk_size``: map that many examples per call of
     ``func`` (less memory for large batches, more calls).
+
+    Refused at once, by ``vmap(...)`` itself, as in PyTorch: a ``randomness`` not
+    among the three, RuntimeError ``Only allowed values for randomness are 'error',
+    'different', or 'same'. Got foo``; a ``chunk_size`` that is not None and not above
+    0, ValueError ``vmap: chunk_size should be None or greater than 0. (got 0)``.
+
+    Returns a function of ``(*args, **kwargs)`` (the keyword arguments go to ``func``
+    as they are, never mapped), named ``vmap(<func's __name__>)``.  Called without
+    positional arguments it raises ValueError ``vmap(f)(<inputs>): got no inputs.
+    Maybe you forgot to add inputs, or you are trying to vmap over a function with no
+    inputs. The latter is unsupported.`` (``f`` is ``func``'s name).  Otherwise it
+    checks ``in_dims`` (``_check_in_dims_type``), gives each leaf of the arguments
+    (``tree_flatten``) its dim (a tuple ``in_dims`` through ``broadcast_to_tree``,
+    which raises the structure errors), finds the batch size (``_batch_size``) and
+    calls ``_run``: once, or, when ``chunk_size`` is below the batch size, once per
+    chunk of ``chunk_size`` examples (the last one shorter), joined by
+    ``_concat_chunks``.
     """
     ### BEGIN SOLUTION 13.3
     if randomness not in _RANDOMNESS:
@@ -523,7 +543,7 @@ def vmap(func, in_dims=0, out_dims=0, randomness="error", *, chunk_size=None):
             dims = broadcast_to_tree(in_dims, spec, "in_dims", fname)
         else:
             dims = [in_dims] * len(flat)
-        size = _batch_size(flat, dims, fname)
+        size = _batch_size(flat, dims, fname, in_dims)
         if chunk_size is not None and chunk_size < size:
             return _chunked(func, flat, spec, dims, size, kwargs, fname)
         return _run(func, flat, spec, dims, size, kwargs, fname, out_dims, randomness)
@@ -551,7 +571,10 @@ def _bad_in_dims(in_dims, fname):
 
 
 def _check_in_dims_type(in_dims, fname):
-    """``in_dims`` must be None, an int or a tuple (not a bool): else ``_bad_in_dims``."""
+    """``in_dims`` must be None, an int or a tuple (not a bool): for anything else call
+    ``_bad_in_dims`` (given above), which raises PyTorch's ValueError ``vmap(f,
+    in_dims=0.5, ...)(<inputs>): expected `in_dims` to be int or a (potentially nested)
+    tuple matching the structure of inputs, got: <class 'float'>.``  Returns None."""
     ### BEGIN SOLUTION 13.3
     if not (in_dims is None or isinstance(in_dims, (int, tuple))) or \
             isinstance(in_dims, bool):
@@ -559,13 +582,25 @@ def _check_in_dims_type(in_dims, fname):
     ### END SOLUTION 13.3
 
 
-def _batch_size(flat, dims, fname):
-    """The size of the mapped dim, the same for every input mapped over (``dims`` holds
-    each flat input's dim, None for inputs not mapped).  ValueErrors, in PyTorch's words:
-    a dim given for a non-tensor ("We cannot vmap over non-Tensor arguments"), a dim out of
-    range ("expected in_dim to satisfy -n <= in_dim < n"), no input mapped at all ("Expected
-    at least one Tensor to vmap over"), sizes that differ ("Expected all tensors to have the
-    same size in the mapped dimension, got sizes [...]")."""
+def _batch_size(flat, dims, fname, in_dims):
+    """The size of the mapped dim, the same for every input mapped over: ``flat`` holds
+    the inputs (the leaves of the arguments), ``dims`` each one's dim (None for inputs
+    not mapped), ``in_dims`` is what the user passed (for the messages).
+
+    ValueErrors, PyTorch's, checked input by input in order (here ``f`` is ``fname``,
+    ``in_dims=(0, 2)`` the user's ``in_dims``, 2 the input's dim and 2 its ndim):
+
+    - a dim for a non-tensor: ``vmap(f, in_dims=(0, 2), ...)(<inputs>): Got in_dim=2
+      for an input but the input is of type <class 'float'>. We cannot vmap over
+      non-Tensor arguments, please use None as the respective in_dim``;
+    - a dim out of range: ``vmap(f, in_dims=(0, 2), ...)(<inputs>): Got in_dim=2 for
+      some input, but that input is a Tensor of dimensionality 2 so expected in_dim to
+      satisfy -2 <= in_dim < 2.`` (a 0-d tensor reads ``-0 <= in_dim < 0``);
+
+    then, over all inputs: none mapped, ``vmap: Expected at least one Tensor to vmap
+    over``; sizes that differ, ``vmap: Expected all tensors to have the same size in
+    the mapped dimension, got sizes [3, 3, 4] for the mapped dimension`` (the size of
+    each mapped input, in order)."""
     ### BEGIN SOLUTION 13.3
     sizes = []
     for a, d in zip(flat, dims):
@@ -573,15 +608,15 @@ def _batch_size(flat, dims, fname):
             continue
         if not isinstance(a, Tensor):
             raise ValueError(
-                f"vmap({fname}, in_dims={d}, ...)(<inputs>): Got in_dim={d} for an input but "
-                f"the input is of type {type(a)}. We cannot vmap over non-Tensor arguments, "
-                "please use None as the respective in_dim")
+                f"vmap({fname}, in_dims={in_dims}, ...)(<inputs>): Got in_dim={d} for an "
+                f"input but the input is of type {type(a)}. We cannot vmap over non-Tensor "
+                "arguments, please use None as the respective in_dim")
         n = a.ndim
         if not -n <= d < n:
             raise ValueError(
-                f"vmap({fname}, in_dims={d}, ...)(<inputs>): Got in_dim={d} for some input, "
-                f"but that input is a Tensor of dimensionality {n} so expected in_dim to "
-                f"satisfy -{n} <= in_dim < {n}.")
+                f"vmap({fname}, in_dims={in_dims}, ...)(<inputs>): Got in_dim={d} for some "
+                f"input, but that input is a Tensor of dimensionality {n} so expected in_dim "
+                f"to satisfy -{n} <= in_dim < {n}.")
         sizes.append(a.shape[d])
     if not sizes:
         raise ValueError("vmap: Expected at least one Tensor to vmap over")
@@ -593,10 +628,14 @@ def _batch_size(flat, dims, fname):
 
 
 def _run(func, flat, spec, dims, size, kwargs, fname, out_dims, randomness):
-    """One batched call of ``func``: open a level (``_push``), move each mapped input's
-    dim to the front and wrap it at that level (``wrap``), call ``func`` on the inputs put
-    back in their structure, turn the outputs back into plain tensors
-    (``_unbatch_outputs``), and close the level (``_pop``) even if ``func`` raised."""
+    """One batched call of ``func``, returning its outputs as plain tensors in
+    ``func``'s structure: open a level (``_push(size, randomness)`` returns the new
+    level's number, an int larger than any live level's), move each mapped input's dim
+    to the front and wrap it at that level (``wrap``; an input whose dim is None goes
+    in as it is), call ``func`` on the inputs put back in their structure
+    (``tree_unflatten(leaves, spec)``) with ``kwargs``, turn the outputs back into plain
+    tensors (``_unbatch_outputs``), and close the level (``_pop(number)``) even if
+    ``func`` raised."""
     ### BEGIN SOLUTION 13.3
     level = _push(size, randomness)
     try:
@@ -610,12 +649,20 @@ def _run(func, flat, spec, dims, size, kwargs, fname, out_dims, randomness):
 
 
 def _unbatch_outputs(output, level, size, out_dims, fname):
-    """``func``'s outputs with the level's batch dim moved to ``out_dims`` (an int for all,
-    or a tree matching the outputs).  An output that is not batched at the level (the same
-    for every example) is expanded to ``size`` copies; with an out_dim of None an output
-    must not be batched (ValueError "can not return a BatchedTensor when out_dim is None")
-    and may be any value; otherwise a non-tensor is a ValueError ("must only return
-    Tensors, got type ...")."""
+    """``func``'s outputs (``output``: a tensor, or a tree of them) in the same structure,
+    each output the plain batched value (``unwrap``) with the level's batch dim moved to
+    its out_dim.  ``out_dims`` is an int or None for all, or a tree matching the outputs
+    (``broadcast_to_tree``, given, makes it one per leaf and raises the structure
+    error; its ``what`` is ``"out_dims"``).  An output that is not batched at the
+    level (the same for every example) is expanded to ``size`` examples (a view, not a
+    copy).
+
+    With an out_dim of None an output may be any value and is returned as it is, but a
+    tensor batched at the level is a ValueError, PyTorch's ``vmap(f, ...): `f` can not
+    return a BatchedTensor when out_dim is None``.  With an int out_dim, an output that
+    is not a tensor is a ValueError, PyTorch's ``vmap(f, ...): `f` must only return
+    Tensors, got type <class 'float'>. Did you mean to set out_dims= to None for
+    output?`` (``f`` is ``fname`` both times)."""
     ### BEGIN SOLUTION 13.3
     flat, spec = tree_flatten(output)
     if isinstance(out_dims, int) or out_dims is None:
@@ -646,8 +693,11 @@ def _unbatch_outputs(output, level, size, out_dims, fname):
 
 
 def _concat_chunks(pieces, out_dims, fname):
-    """The outputs of the chunks of a ``chunk_size`` run, joined along each output's
-    out_dim (``cat``); an output with out_dim None is the first chunk's."""
+    """The outputs of the chunks of a ``chunk_size`` run, joined: ``pieces`` holds each
+    chunk's outputs (what ``_run`` returned, all in the same structure); the result has
+    that structure, each output the chunks' ones joined along its out_dim (``cat``; an
+    ``out_dims`` tree as in ``_unbatch_outputs``).  An output with out_dim None is the
+    first chunk's."""
     ### BEGIN SOLUTION 13.3
     from .. import cat
     flats = [tree_flatten(p) for p in pieces]

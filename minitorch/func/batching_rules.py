@@ -406,8 +406,19 @@ _warned = set()
 
 
 def loop_fallback(cls):
-    """No rule: call the op once per example and stack the results, with PyTorch's
-    warning.  Costs one op call per example (a Python loop)."""
+    """The rule of an op without one: returns a function ``rule(args, level)`` (what
+    ``BATCH_RULES`` holds) that calls ``cls.apply`` once per example (``_example``) and
+    stacks the results (``_stack_or_same``; an op that returns a tuple or list gives
+    one of the same type, its results stacked position by position).  An op in
+    ``INPLACE_FALLBACK`` changes each example's slice in place, a view of its first
+    argument's batched value; the rule returns that argument.  Costs one op call per
+    example (a Python loop).
+
+    When the rule runs, it first gives PyTorch's UserWarning (with the op's class name
+    where PyTorch has its ``aten::`` name): ``There is a performance drop because we
+    have not yet implemented the batching rule for Einsum. Please file us an issue on
+    GitHub so that we can prioritize its implementation.``  Only once per op:
+    ``_warned`` holds the names of the ops already warned about."""
     ### BEGIN SOLUTION 13.3
     def rule(args, level):
         name = cls.__name__
@@ -431,8 +442,10 @@ def loop_fallback(cls):
 
 
 def _example(args, level, i):
-    """Example ``i`` of the arguments: each batched at ``level`` (also inside a tuple)
-    replaced by its ``i``-th slice, the others as they are."""
+    """Example ``i`` of the arguments, as a list: each argument batched at ``level``
+    (also a tensor inside a tuple argument, one level deep) replaced by its
+    ``i``-th slice along the batch dim (a view), the others (plain tensors,
+    BatchedTensors of other levels, numbers) as they are."""
     ### BEGIN SOLUTION 13.3
     out = []
     for a in args:
@@ -449,8 +462,9 @@ def _example(args, level, i):
 
 
 def _stack_or_same(values, level):
-    """The per-example results stacked into one tensor batched at ``level``; a result
-    that is not a tensor is the same for every example: the first one."""
+    """The per-example results (a list, one per example) stacked along a new first dim
+    into one BatchedTensor of ``level`` (``wrap``); results that are not tensors are the
+    same for every example: the first one is returned."""
     ### BEGIN SOLUTION 13.3
     if not isinstance(values[0], Tensor):
         return values[0]
@@ -554,7 +568,12 @@ BATCH_RULES = _build_table()
 
 
 def apply_rule(cls, args, level):
-    """Run ``cls`` on ``args``, some batched at ``level``, by its rule or the loop."""
+    """Run the op ``cls`` on ``args`` (as passed to ``cls.apply``), some batched at
+    ``level``, and return its outputs batched at ``level``: by its rule in
+    ``BATCH_RULES`` (a function ``rule(args, level)``), or, for an op without one, by
+    ``_custom_function_rule(cls)`` (below): the loop fallback for a built-in op, the
+    Function's own ``vmap`` staticmethod or its ``generate_vmap_rule``, else it raises
+    PyTorch's RuntimeError for a custom Function without vmap support."""
     ### BEGIN SOLUTION 13.3
     rule = BATCH_RULES.get(cls)
     if rule is None:

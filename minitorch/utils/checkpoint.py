@@ -44,7 +44,31 @@ def checkpoint(function, *args, use_reentrant=None, context_fn=noop_context_fn,
                determinism_check="default", debug=False, preserve_rng_state=True,
                early_stop=True, **kwargs):
     """``function(*args, **kwargs)``, saving nothing for backward: what backward needs
-    is recomputed from ``args`` when it is needed (see the module docstring)."""
+    is recomputed from ``args`` when it is needed (see the module docstring).  Returns
+    what ``function`` returns.
+
+    ``use_reentrant=False``: the hook variant.  A ``_Frame`` of the call (which checks
+    the recomputation unless ``determinism_check`` is ``"none"``) packs and unpacks,
+    under ``saved_tensors_hooks``, every tensor ``function`` saves.  ``context_fn()`` is
+    called once, here; it returns two context managers: ``function`` runs inside the
+    first, each recomputation inside the second.  A ``determinism_check`` other than
+    ``"default"`` or ``"none"`` is PyTorch's ValueError ``determinism_check should be
+    one of ['default', 'none'], but got x``.  Keyword arguments go to ``function``.
+
+    ``use_reentrant=True``: the reentrant variant, ``CheckpointFunction`` (below).  As
+    PyTorch, it refuses with a ValueError a ``context_fn`` other than
+    ``noop_context_fn`` or ``debug=True`` (``Passing `context_fn` or `debug` is only
+    supported when use_reentrant=False.``) and keyword arguments for ``function``
+    (``Unexpected keyword arguments: scale,shift``: their names, joined by commas).
+
+    ``use_reentrant=None`` (not passed) gives PyTorch's UserWarning (one line)
+    ``torch.utils.checkpoint: the use_reentrant parameter should be passed explicitly.
+    Starting in PyTorch 2.9, calling checkpoint without use_reentrant will raise an
+    exception. use_reentrant=False is recommended, but if you need to preserve the
+    current default behavior, you can pass use_reentrant=True. Refer to docs for more
+    details on the differences between the two variants.``, then runs the reentrant
+    variant, PyTorch's default.  ``early_stop`` is accepted and ignored (the
+    recomputation always runs to the end)."""
     ### BEGIN SOLUTION 14.1
     if use_reentrant is None:
         warnings.warn(
@@ -54,9 +78,6 @@ def checkpoint(function, *args, use_reentrant=None, context_fn=noop_context_fn,
             "current default behavior, you can pass use_reentrant=True. Refer to docs for "
             "more details on the differences between the two variants.", stacklevel=2)
         use_reentrant = True
-    if determinism_check not in ("default", "none"):
-        raise ValueError(f"determinism_check should be one of ['default', 'none'], but got "
-                         f"{determinism_check}")
     if use_reentrant:
         if context_fn is not noop_context_fn or debug:
             raise ValueError("Passing `context_fn` or `debug` is only supported when "
@@ -64,9 +85,12 @@ def checkpoint(function, *args, use_reentrant=None, context_fn=noop_context_fn,
         if kwargs:          # as PyTorch: the reentrant variant passes positional ones only
             raise ValueError("Unexpected keyword arguments: " + ",".join(kwargs))
         return CheckpointFunction.apply(function, preserve_rng_state, *args)
+    if determinism_check not in ("default", "none"):
+        raise ValueError(f"determinism_check should be one of ['default', 'none'], but got "
+                         f"{determinism_check}")
+    forward_context, recompute_context = context_fn()
     frame = _Frame(function, args, kwargs, preserve_rng_state,
-                   determinism_check == "default", context_fn)
-    forward_context, _ = context_fn()
+                   determinism_check == "default", recompute_context)
     with saved_tensors_hooks(frame.pack, frame.unpack), forward_context:
         return function(*args, **kwargs)
     ### END SOLUTION 14.1
@@ -76,26 +100,35 @@ class _Frame:
     """One checkpointed call: the numbers handed out by ``pack``, and, once backward asks,
     the recomputed tensors by number."""
 
-    def __init__(self, function, args, kwargs, preserve_rng_state, check, context_fn):
-        """Remember the call, the random state now (if ``preserve_rng_state``) and what
-        ``pack`` hands out: the shape and dtype of each saved tensor, by number."""
+    def __init__(self, function, args, kwargs, preserve_rng_state, check,
+                 recompute_context):
+        """Remember the call, the random state now (``_random.get_rng_state()``, if
+        ``preserve_rng_state``), whether to ``check`` the recomputation, the context
+        manager to run it in (``recompute_context``, the second of ``context_fn``'s
+        pair), and room for what ``pack`` hands out: the shape and dtype of each saved
+        tensor, by number."""
         ### BEGIN SOLUTION 14.1
         self.function, self.args, self.kwargs = function, args, kwargs
         self.rng_state = _random.get_rng_state() if preserve_rng_state else None
-        self.check, self.context_fn = check, context_fn
+        self.check, self.recompute_context = check, recompute_context
         self.metadata = []          # (shape, dtype) of each saved tensor, by number
         self.recomputed = {}
         ### END SOLUTION 14.1
 
     def pack(self, tensor):
-        """Keep the number of the saved tensor, not the tensor."""
+        """Keep the number of the saved tensor, not the tensor: note its shape and dtype
+        and return its number (0 for the first tensor saved, then 1, 2, ...)."""
         ### BEGIN SOLUTION 14.1
         self.metadata.append((tensor.shape, tensor.dtype))
         return len(self.metadata) - 1
         ### END SOLUTION 14.1
 
     def unpack(self, number):
-        """The saved tensor, recomputed (all of them at the first request)."""
+        """The saved tensor ``number`` (what ``pack`` returned), recomputed: the first
+        request runs ``_recompute``, which recomputes all of them.  Each is handed over
+        once and then forgotten, so that it is freed when backward is done with it; a
+        second backward through the same graph (``retain_graph=True``) asks again and
+        gets a new recomputation, as in PyTorch."""
         ### BEGIN SOLUTION 14.1
         if number not in self.recomputed:
             self._recompute()
@@ -104,14 +137,15 @@ class _Frame:
 
     def _recompute(self):
         """Run the function again, with the random state of the first run, grad mode on and
-        the recompute half of ``context_fn``, catching every tensor it saves; check them
-        against what ``pack`` saw (unless ``check`` is off, ``_check``); keep them by number.
+        the recompute context, catching every tensor it saves; check them against what
+        ``pack`` saw (unless ``check`` is off, ``_check``); keep them by number.
 
-        The catching pack hook keeps a graph-free alias of each tensor (the tensor itself
-        would keep the throwaway graph alive until it is unpacked) and returns None, so
-        that the graph keeps nothing either.  Returning the tensor would make each op that
-        saves its own output (``tanh``, ``exp``) a cycle, output to node to output, which
-        only the garbage collector frees: the recomputation would outlive backward."""
+        The catching pack hook keeps a graph-free alias of each tensor (``detach()``, as
+        PyTorch does: the same values, no ``grad_fn``; the tensor itself would keep the
+        throwaway graph alive until it is unpacked) and returns None, so that the graph
+        keeps nothing either.  Returning the tensor would make each op that saves its own
+        output (``tanh``, ``exp``) a cycle, output to node to output, which only the
+        garbage collector frees: the recomputation would outlive backward."""
         ### BEGIN SOLUTION 14.1
         caught = []
 
@@ -121,9 +155,8 @@ class _Frame:
             caught.append(tensor.detach())
             return None
 
-        _, recompute_context = self.context_fn()
         with _rng_state(self.rng_state), grad_mode.enable_grad(), \
-                saved_tensors_hooks(catch, _refuse_unpack), recompute_context:
+                saved_tensors_hooks(catch, _refuse_unpack), self.recompute_context:
             self.function(*self.args, **self.kwargs)
         if self.check:
             self._check(caught)
@@ -131,8 +164,20 @@ class _Frame:
         ### END SOLUTION 14.1
 
     def _check(self, caught):
-        """A ``CheckpointError`` when the recomputation saved another number of tensors, or
-        tensors of other shapes or dtypes, than the first run (PyTorch's messages)."""
+        """Raise a ``CheckpointError`` when the recomputation saved (``caught``, in order)
+        another number of tensors, or tensors of other shapes or dtypes, than the first
+        run (``pack``'s notes).  The messages begin as PyTorch's:
+
+        - ``torch.utils.checkpoint: A different number of tensors was saved during the
+          original forward and recomputation.`` then two lines, ``Number of tensors saved
+          during forward: 2`` and ``Number of tensors saved during recomputation: 1.``;
+        - ``torch.utils.checkpoint: Recomputed values for the following tensors have
+          different metadata than during the forward pass.`` then, for each tensor that
+          differs, three lines: ``tensor at position 0:``, ``saved metadata: {'shape':
+          minitorch.Size([3]), 'dtype': minitorch.float32}`` and ``recomputed metadata:
+          {...}`` (the same for the recomputed tensor).
+
+        Returns None when they agree."""
         ### BEGIN SOLUTION 14.1
         if len(caught) != len(self.metadata):
             raise CheckpointError(
@@ -164,8 +209,9 @@ def _refuse_unpack(packed):
 
 @contextlib.contextmanager
 def _rng_state(state):
-    """Run a block with the random state ``state`` (if given), then restore the current
-    one: a recomputed dropout draws the same mask as the first run."""
+    """Run a block with the random state ``state`` (``_random.set_rng_state``; None:
+    leave the state alone), then restore the one it replaced, even if the block raised:
+    a recomputed dropout draws the same mask as the first run."""
     ### BEGIN SOLUTION 14.1
     if state is None:
         yield
@@ -188,8 +234,11 @@ class CheckpointFunction(Function):
     @staticmethod
     def forward(ctx, function, preserve_rng_state, *args):
         """The reentrant variant: run ``function`` under no_grad (nothing recorded, nothing
-        saved), remembering the random state (if ``preserve_rng_state``) and saving the tensor
-        arguments for backward."""
+        saved) and return its output, remembering the random state (if
+        ``preserve_rng_state``) and the arguments, the tensors saved for backward
+        (``ctx.save_for_backward``).  When no tensor argument requires grad, PyTorch's
+        UserWarning ``None of the inputs have requires_grad=True. Gradients will be
+        None``."""
         ### BEGIN SOLUTION 14.1
         ctx.function = function
         ctx.rng_state = _random.get_rng_state() if preserve_rng_state else None
@@ -204,9 +253,12 @@ class CheckpointFunction(Function):
 
     @staticmethod
     def backward(ctx, *grad_outputs):
-        """Run ``function`` again on detached copies of the saved inputs, with grad mode on and
-        the first run's random state, backpropagate ``grad_outputs`` through that new graph, and
-        return the inputs' gradients (None for the function, the flag and non-tensors)."""
+        """Run ``function`` again on detached copies of the saved inputs (each requiring grad
+        as its original does), with grad mode on and the first run's random state,
+        backpropagate ``grad_outputs`` through that new graph from the outputs that require
+        grad, and return the inputs' gradients (None for the function, the flag and
+        non-tensors).  When no output requires grad, PyTorch's RuntimeError ``none of output
+        has requires_grad=True, this checkpoint() is not necessary``."""
         ### BEGIN SOLUTION 14.1
         from .. import autograd
         inputs = list(ctx.inputs)
@@ -229,9 +281,21 @@ class CheckpointFunction(Function):
 
 # ----- sequences of modules -------------------------------------------------------------------
 def checkpoint_sequential(functions, segments, input, use_reentrant=None, **kwargs):
-    """Run ``functions`` (a ``Sequential`` or a list of modules) one after another, in
-    ``segments`` parts: each part but the last is checkpointed, so only the inputs of
-    the parts are kept for backward."""
+    """Run ``functions`` (a ``Sequential``, whose children are taken in order, or a list
+    of modules) one after another, in ``segments`` parts, and return the output: each
+    part but the last has ``len(functions) // segments`` modules and is checkpointed
+    (``checkpoint`` with ``use_reentrant``), so only the inputs of the parts are kept
+    for backward; the last part takes the modules left and runs without a checkpoint.
+
+    Its one keyword is ``preserve_rng_state`` (default True); any other is PyTorch's
+    ValueError ``Unexpected keyword arguments: foo`` (the names, joined by commas).
+    ``use_reentrant=None`` gives PyTorch's UserWarning (one line)
+    ``torch.utils.checkpoint.checkpoint_sequential: the use_reentrant parameter should
+    be passed explicitly. In version 2.9 we will raise an exception if use_reentrant is
+    not passed. use_reentrant=False is recommended, but if you need to preserve the
+    current default behavior, you can pass use_reentrant=True. Refer to docs for more
+    details on the differences between the two variants.`` and runs the reentrant
+    variant."""
     ### BEGIN SOLUTION 14.1
     if use_reentrant is None:
         warnings.warn(

@@ -54,3 +54,37 @@ def test_a_broadcast_product_has_the_output_shape():
     got = tangent_of(torch.mul, torch.ones_like(column), None, a=column, b=b0)
     assert tuple(got.shape) == (2, 3)
     np.testing.assert_allclose(got.numpy(), np.broadcast_to(b0.numpy(), (2, 3)))
+
+
+# In-place ``a.mul_(b)`` and ``a.div_(b)`` use the same rule, with the value of ``a``
+# before the change; ``b`` may be a plain number there (it has no tangent).  The dual
+# shares its tangent's memory, so each case makes its own copies.  Expected
+# tangents: torch 2.13's, for a0, b0, ta, tb above.
+IN_PLACE = {
+    ("mul_", "both"): [0.0, 0.0, 8.75],
+    ("mul_", "a only"): [1.5, 0.5, 0.75],
+    ("mul_", "b only"): [-1.5, -0.5, 8.0],
+    ("mul_", "number"): [2.5, 5.0, -2.5],
+    ("div_", "both"): [4 / 3, 16.0, -116 / 9],
+    ("div_", "a only"): [2 / 3, 8.0, 4 / 3],
+    ("div_", "b only"): [2 / 3, 8.0, -128 / 9],
+    ("div_", "number"): [0.4, 0.8, -0.4],
+}
+
+
+def in_place_tangent(method, which):
+    with fwAD.dual_level():
+        a = a0.clone() if which == "b only" else fwAD.make_dual(a0.clone(), ta.clone())
+        if which == "number":
+            b = 2.5
+        else:
+            b = fwAD.make_dual(b0, tb.clone()) if which in ("both", "b only") else b0
+        getattr(a, method)(b)
+        return fwAD.unpack_dual(a).tangent
+
+
+@pytest.mark.task("12.1")
+@pytest.mark.parametrize("method, which", sorted(IN_PLACE))
+def test_an_in_place_product_or_quotient_uses_the_value_before_the_change(method, which):
+    got = in_place_tangent(method, which)
+    np.testing.assert_allclose(got.numpy(), IN_PLACE[method, which], rtol=1e-14)

@@ -75,6 +75,19 @@ def test_chunk_size_gives_the_same_result():
 
 
 @pytest.mark.task("13.3")
+@pytest.mark.parametrize("chunk_size", [1, 2, 3, 5])
+def test_chunks_are_joined_along_each_outputs_out_dim(chunk_size):
+    # 3 examples: chunks of 1, 2 (the last one shorter), 3 and 5 (a single call)
+    shared = torch.ones(2, dtype=torch.float64)
+    total, doubled, same = vmap(lambda a: ((a.sin() * a).sum(), a * 2, shared),
+                                out_dims=(0, 1, None), chunk_size=chunk_size)(x)
+    np.testing.assert_allclose(total.numpy(), (np.sin(x.numpy()) * x.numpy()).sum(1),
+                               rtol=1e-13)
+    np.testing.assert_array_equal(doubled.numpy(), 2 * x.numpy().T)
+    assert same is shared
+
+
+@pytest.mark.task("13.3")
 def test_vmap_of_grad_and_grad_of_vmap():
     per_row = vmap(grad(lambda a: (a ** 3).sum()))(x)
     np.testing.assert_allclose(per_row.numpy(), 3 * x.numpy() ** 2)
@@ -120,6 +133,15 @@ def test_vmap_of_grad_and_grad_of_vmap():
     (lambda: vmap(torch.sin, chunk_size=0)(x), ValueError,
      "vmap: chunk_size should be None or greater than 0. (got 0)"),
     (lambda: vmap(torch.sin)(), ValueError, "got no inputs. Maybe you forgot to add inputs"),
+    # the prefix names the in_dims the user passed, not the one input's dim
+    (lambda: vmap(torch.add, in_dims=(0, 2))(x, x), ValueError,
+     "vmap(add, in_dims=(0, 2), ...)(<inputs>): Got in_dim=2 for some input, but that input "
+     "is a Tensor of dimensionality 2 so expected in_dim to satisfy -2 <= in_dim < 2."),
+    (lambda: vmap(torch.add, in_dims=(0, 0))(x, 3.0), ValueError,
+     "vmap(add, in_dims=(0, 0), ...)(<inputs>): Got in_dim=0 for an input but the input is "
+     "of type <class 'float'>."),
+    (lambda: vmap(lambda a, b, c: a, in_dims=(0, 0, 1))(x, x, x), ValueError,
+     "got sizes [3, 3, 4] for the mapped dimension"),
 ])
 def test_errors_as_pytorch(call, error, message):
     with pytest.raises(error) as info:

@@ -118,11 +118,60 @@ def test_use_reentrant_must_be_passed_explicitly():
     (lambda x: checkpoint(torch.sin, x, use_reentrant=False, foo=1), TypeError, "foo"),
     (lambda x: checkpoint(lambda a, scale=1.0: a * scale, x, use_reentrant=True, scale=2.0),
      ValueError, "Unexpected keyword arguments: scale"),
+    (lambda x: checkpoint(lambda a, s=1.0, t=0.0: a * s + t, x, use_reentrant=True, s=2.0,
+                          t=1.0),
+     ValueError, "Unexpected keyword arguments: s,t"),
+    (lambda x: checkpoint(torch.sin, x, use_reentrant=True, debug=True),
+     ValueError, "Passing `context_fn` or `debug` is only supported when use_reentrant=False."),
+    (lambda x: checkpoint_sequential([torch.nn.ReLU()], 1, x, use_reentrant=True, foo=2),
+     ValueError, "Unexpected keyword arguments: foo"),
 ])
 def test_errors_as_pytorch(call, error, message):
     with pytest.raises(error) as info:
         call(torch.randn(3, requires_grad=True))
     assert message in str(info.value)
+
+
+@pytest.mark.task("14.1")
+def test_determinism_check_is_read_by_the_hook_variant_only():
+    # PyTorch 2.13: the reentrant variant never reads determinism_check
+    x = torch.randn(3, requires_grad=True)
+    out = checkpoint(torch.sin, x, use_reentrant=True, determinism_check="x")
+    np.testing.assert_allclose(out.detach().numpy(), np.sin(x.detach().numpy()), rtol=1e-6)
+
+
+@pytest.mark.task("14.1")
+def test_the_reentrant_variant_warns_and_refuses_as_pytorch():
+    # PyTorch 2.13's texts: no input requires grad (a warning at forward); no recomputed
+    # output requires grad (an error at backward)
+    with pytest.warns(UserWarning, match="^None of the inputs have requires_grad=True. "
+                      "Gradients will be None$"):
+        checkpoint(torch.sin, torch.randn(3), use_reentrant=True)
+    calls = [0]
+
+    def detached_when_recomputed(a):
+        calls[0] += 1
+        return a.sin() if calls[0] == 1 else a.detach().sin()
+    out = checkpoint(detached_when_recomputed, torch.randn(3, requires_grad=True),
+                     use_reentrant=True)
+    with pytest.raises(RuntimeError, match="^none of output has requires_grad=True, this "
+                       r"checkpoint\(\) is not necessary$"):
+        out.sum().backward()
+
+
+@pytest.mark.task("14.1")
+def test_a_recomputation_that_saves_another_number_of_tensors_is_caught():
+    calls = [0]
+
+    def changes(a):
+        calls[0] += 1
+        return a.sin().exp() if calls[0] == 1 else a.sin()
+    out = checkpoint(changes, torch.randn(3, requires_grad=True), use_reentrant=False)
+    with pytest.raises(CheckpointError, match="^torch.utils.checkpoint: A different number "
+                       "of tensors was saved during the original forward and recomputation."
+                       "\nNumber of tensors saved during forward: 2\nNumber of tensors "
+                       "saved during recomputation: 1."):
+        out.sum().backward()
 
 
 @pytest.mark.task("14.1")

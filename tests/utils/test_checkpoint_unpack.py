@@ -92,3 +92,53 @@ def test_the_recomputation_is_freed_as_soon_as_backward_is_done():
     finally:
         if was_enabled:
             gc.enable()
+
+
+@pytest.mark.task("14.1")
+def test_a_second_backward_recomputes_again():
+    # PyTorch 2.13: with retain_graph=True a second backward through a checkpoint gets
+    # the same gradients again (the saved tensors are recomputed once more)
+    calls = []
+
+    def f(a):
+        calls.append(1)
+        return a.exp().sin()
+
+    a = torch.tensor([0.3, -1.2, 2.0], dtype=torch.float64, requires_grad=True)
+    out = checkpoint(f, a, use_reentrant=False).sum()
+    out.backward(retain_graph=True)
+    first = a.grad.clone()
+    out.backward()
+    e = np.exp(a.detach().numpy())
+    np.testing.assert_allclose(first.numpy(), np.cos(e) * e, rtol=1e-13)
+    np.testing.assert_allclose(a.grad.numpy(), 2 * first.numpy(), rtol=1e-13)
+    assert len(calls) == 3              # the forward and one recomputation per backward
+
+
+@pytest.mark.task("14.1")
+def test_context_fn_is_called_once_and_its_second_context_wraps_the_recomputation():
+    # PyTorch 2.13 calls context_fn once, in forward: its first context wraps the
+    # function's run, its second each recomputation
+    entered = []
+
+    class Note:
+        def __init__(self, name):
+            self.name = name
+
+        def __enter__(self):
+            entered.append(self.name)
+
+        def __exit__(self, *exc):
+            return False
+
+    made = []
+
+    def context_fn():
+        made.append(1)
+        return Note("forward"), Note("recompute")
+
+    a = torch.tensor([0.3, -1.2], dtype=torch.float64, requires_grad=True)
+    out = checkpoint(lambda t: t.sin(), a, use_reentrant=False, context_fn=context_fn)
+    assert (len(made), entered) == (1, ["forward"])
+    out.sum().backward()
+    assert (len(made), entered) == (1, ["forward", "recompute"])
