@@ -193,9 +193,9 @@ NOTE_TAG = "classroom-note"
 
 
 def note_later_stops(course, out, assignment, tasks, stubbed_ids):
-    """A note at the top of each page of the assignment that stops at a task's stub other
-    than the page's own: the page's own tasks (``tasks`` whose ``file`` it is) and the
-    others it stops at until they are written (each own task's ``page_stops_at``, which
+    """A note at the top of each page of the assignment's tasks, and of each other page
+    that stops at a task's stub: the page's own tasks (``tasks`` whose ``file`` it is,
+    whose cells stop until they are written) and the others it stops at until they are written (each own task's ``page_stops_at``, which
     selfcheck's walk checks, and the assignment's ``stops_before_done``, for any page of
     its chapters, which selfcheck checks too); and where it still stops with the whole
     assignment written, at which later assignments' tasks (the assignment's
@@ -219,11 +219,13 @@ def note_later_stops(course, out, assignment, tasks, stubbed_ids):
         stops.setdefault(early.page, set()).update(t for t in early.tasks if t in stubbed_ids)
     for stop in this.stops_when_done:
         stops.setdefault(stop.page, set())
+    for page in own:
+        stops.setdefault(page, set())
     changed = []
     for page, stopped in stops.items():
         path = out / page
         done = this.stop_of(page)
-        if not path.is_file() or not (stopped or done):
+        if not path.is_file() or not (stopped or done or own.get(page)):
             continue
         explained = [t.id for t in tasks if page not in _notebooks_of(t) and any(
             place.file == page for place in t.region_sections)]
@@ -283,8 +285,16 @@ def later_stops_note(own_ids, stops, assignment, when_done=None, explained=(), o
                  + ("those tasks are" if len(stops) > 1 else "that task is") + " done."
                  + (" Cells that run the code of the page's own tasks stop the same way "
                     "until you write them." if own_ids else ""))
-    else:
+    elif when_done:
         text += ". "
+    else:
+        it = "them" if several else "it"
+        its, each = ("their", "each") if several else ("its", "the")
+        text += (f". Until you write {it}, the cells that run {its} code stop with a "
+                 "`TaskNotDone` error that names the task (and the cells after them may "
+                 f"stop too): that is where {each} task starts, not a fault. `make check "
+                 f"TASKS=\"{' '.join(own_ids)}\"` checks {it}; the page runs further as you "
+                 f"write {it}.")
     if when_done:
         section, later = when_done
         text += ((" " if stops else "") + "With every task of this assignment written, the "

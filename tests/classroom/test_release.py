@@ -530,3 +530,23 @@ def test_make_check_reads_not_done_as_the_expected_start(tmp_path, status, make_
                            "check", "VENV=."], capture_output=True, text=True, timeout=60)
     assert done.returncode == make_status, done.stdout + done.stderr
     assert ("'not done' is where each task starts" in done.stdout) == note, done.stdout
+
+
+def test_a_task_page_that_stops_only_at_its_own_task_still_says_why(fresh_course, tmp_path):
+    """Page 15 explains 15.2 and stops at 15.2's own stub, nowhere else: the release still
+    tells the student, at its top, that the stop is where the task starts."""
+    note = release_mod.later_stops_note(["15.2"], [], "a6")
+    assert note.startswith("**In your copy of the course** (assignment a6): this page "
+                           "explains task 15.2. Until you write it, the cells that run its "
+                           "code stop with a `TaskNotDone` error")
+    assert '`make check TASKS="15.2"` checks it; the page runs further as you write it.' \
+        in note
+    tasks = fresh_course / "classroom" / "tasks.toml"
+    text = tasks.read_text()
+    tasks.write_text(text.replace('page_stops_at = "1.3"\n', ""))
+    release_mod.release(course_mod.load(fresh_course), tmp_path / "a1", "a1")
+    notebook = nbformat.read(tmp_path / "a1" / "book" / "01_engine.ipynb", as_version=4)
+    notes = [c for c in notebook.cells if release_mod.NOTE_TAG in c.metadata.get("tags", ())]
+    assert len(notes) == 1
+    assert "explains tasks 1.1, 1.2, 1.3. Until you write them, the cells that run their " \
+        "code" in notes[0].source and "where each task starts" in notes[0].source
