@@ -95,11 +95,16 @@ class ScaledDotProductAttention(BuiltinFunction):
         query, key, value = ctx.saved_tensors
         k, v = _repeat_tensor_heads(key, ctx.groups), _repeat_tensor_heads(value, ctx.groups)
         scores = (query @ k.transpose(-1, -2)) * ctx.scale
-        if ctx.bias is not None:
-            scores = scores + _constant(ctx.bias, scores)
-        weights = scores.softmax(-1)
-        if ctx.bias is not None:        # rows masked everywhere: 0, not nan
-            weights = weights.masked_fill(weights.isnan(), 0.0)
+        if ctx.bias is None:
+            weights = scores.softmax(-1)
+        else:
+            # A row with every key masked: softmax of all -inf is nan, and so would be its
+            # derivative.  Such a row gets bias 0 and its weights are multiplied by 0.
+            dead = np.isneginf(ctx.bias).all(axis=-1, keepdims=True)
+            bias = np.where(dead, 0, ctx.bias).astype(ctx.bias.dtype)
+            weights = (scores + _constant(bias, scores)).softmax(-1)
+            if dead.any():
+                weights = weights * _constant((~dead).astype(bias.dtype), scores)
         keep = None if ctx.keep is None else _constant(ctx.keep, scores)
         dropped = weights if keep is None else weights * keep
         grad_v = dropped.transpose(-1, -2) @ grad
