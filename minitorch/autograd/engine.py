@@ -81,7 +81,13 @@ def run_backward(roots, seeds, retain_graph, create_graph, inputs=None, accumula
 
 def _edge_of(t, what):
     """Where ``t``'s gradient flows in the graph: its grad_fn, or its leaf's AccumulateGrad
-    (the edge a node records to it, chapter 4)."""
+    (the edge a node records to it, ``edge_to``, chapter 4).
+
+    ``what`` names ``t`` in the RuntimeError raised when it has neither (it needs no
+    gradient): ``"element {i} of tensors"`` for the i-th root of backward,
+    ``"One of the differentiated Tensors"`` for an input of ``autograd.grad``.  The
+    message starts as PyTorch's does, ``"<what> does not require grad and does not
+    have a grad_fn"``, and then says what to do."""
     ### BEGIN SOLUTION 4.2
     edge = edge_to(t)
     if edge[0] is not None:
@@ -115,6 +121,17 @@ def count_dependencies(root):
 
 def execute(task):
     """Run the ready nodes, most urgent first, until none is left.
+
+    ``task.ready`` is a heap (``heapq``) of the nodes themselves: a node compares as
+    less when it must run first (``Node.__lt__``: the higher sequence number; a leaf's
+    AccumulateGrad has the highest there is).  Push and pop the nodes as they are, with
+    no tie-breaker: nodes that tie, such as leaves made ready together, then come out
+    in the order the heap's sifting leaves them, which is PyTorch's (its
+    ``std::priority_queue`` sifts the same way), not their order of arrival.
+
+    Once a node has sent its results on, drop the names that still hold its gradients
+    and results before the next node runs: a gradient that was summed into another is
+    then freed at once, as in PyTorch, instead of living through the next node.
 
     A node without hooks never reaches the hook functions (chapter 5): only a node
     whose ``_hooked`` is set goes through ``call_pre_hooks`` (an AccumulateGrad's is
@@ -157,9 +174,16 @@ def _new_buffer(n, nr, grad, own):
 
 
 def _add_into(buffer, nr, grad, owned):
-    """A second gradient for the same place: summed (in place, into one the engine
-    owns).  With nothing to record, two plain tensors are summed as arrays
-    (``add_arrays``: the same sum, without an op's node; the performance appendix)."""
+    """A second gradient for the same place: summed.
+
+    In place into the gradient already in the buffer when the engine owns it
+    (``buffer[1][nr]``); otherwise out of place, into a new sum that the engine then
+    owns.  Never into the arriving ``grad``, even an owned one: PyTorch does not either,
+    so after ``(x + x * 2).sum().backward()`` the leaf's ``.grad._version`` is 0.  Under
+    grad mode (``create_graph=True``) the sum is recorded, out of place.  With nothing
+    to record, two plain tensors (``_plain_pair``) are summed as arrays, in place or not
+    by the same rule (``add_arrays``: the same sum, without an op's node; the
+    performance appendix)."""
     ### BEGIN SOLUTION 4.2
     grads, flags = buffer
     old = grads[nr]
@@ -421,8 +445,13 @@ def call_post_hooks(node, results, grads):
 
 
 def call_accumulated_hooks(node, grad):
-    """After a leaf's ``.grad`` is stored: its post-accumulate-grad hooks, then the
-    post-hooks of its AccumulateGrad node (which has no results: ``()``)."""
+    """After a leaf's ``.grad`` is stored: its post-accumulate-grad hooks (which must
+    return None: ``_refuse_post_accumulate_result``), then the post-hooks of its
+    AccumulateGrad node, called as ``call_post_hooks`` calls a node's: with the
+    node's results, ``()`` (it has none), and its gradients, ``(grad,)``.  What such a
+    hook returns is checked against ``()`` like any node hook's (``_checked_tuple``):
+    anything but None or ``()`` raises, a tuple of one value with "hook '<name>' has
+    returned an incorrect number of values (got 1, but expected 0)"."""
     ### BEGIN SOLUTION 5.4
     variable = node.variable
     for hook in list((variable._post_accumulate_grad_hooks or {}).values()):

@@ -720,7 +720,12 @@ def _describe_inputs_and_outputs(ctx, args, outputs):
 
 def describe_outputs(ctx, outputs):
     """Remember how many outputs the node has, and each one's shape and dtype (to make
-    zeros for an output that gets no gradient)."""
+    zeros for an output that gets no gradient).
+
+    Sets ``ctx._num_outputs``, the number of outputs (``Node.__call__`` and the engine
+    read it), and ``ctx._output_meta``, a tuple with one ``(shape, dtype)`` per output:
+    its array's shape and its minitorch dtype (``t.dtype``, as ``_input_meta`` keeps
+    them), or ``((), None)`` for a result that is no tensor."""
     ### BEGIN SOLUTION 4.1
     ctx._num_outputs = len(outputs)
     ctx._output_meta = tuple((t._data.shape, t.dtype) if isinstance(t, Tensor) else ((), None)

@@ -35,6 +35,7 @@ LEAF_GRADIENTS = {
 }
 
 
+@pytest.mark.task("4.2")
 @pytest.mark.parametrize("name", LEAF_GRADIENTS)
 def test_a_leafs_gradient_has_the_version_pytorch_gives_it(name):
     """An in-place sum into the gradient bumps its version; a gradient passed on
@@ -56,6 +57,7 @@ def _shared_gradient_graph(w):
     return (c + d).sum()
 
 
+@pytest.mark.task("4.2")
 @pytest.mark.parametrize("anomaly", [False, True])
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
 def test_a_gradient_passed_on_twice_is_not_summed_into_in_place(anomaly, dtype):
@@ -100,6 +102,7 @@ def _backward(x):
     return x.grad
 
 
+@pytest.mark.task("4.2")
 @pytest.mark.parametrize("dtype", ["float16", "float32", "float64"])
 def test_gradients_summed_as_arrays_have_the_bits_of_the_general_path(dtype, monkeypatch):
     calls = []
@@ -134,6 +137,7 @@ def test_add_arrays_is_add_or_add_in_place_without_a_node():
     assert type(zero_d.numpy()) is np.ndarray and zero_d.item() == 3.0
 
 
+@pytest.mark.task("4.2")
 def test_gradients_that_meet_under_create_graph_are_recorded():
     x = minitorch.tensor([1.0, 2.0], requires_grad=True)
     g, = minitorch.autograd.grad((x * x).sum(), x, create_graph=True)
@@ -142,6 +146,7 @@ def test_gradients_that_meet_under_create_graph_are_recorded():
     assert g2.tolist() == [2.0, 2.0]
 
 
+@pytest.mark.task("4.2")
 def test_gradients_that_meet_in_inference_mode_take_the_general_path(monkeypatch):
     monkeypatch.setattr(engine, "add_arrays", None)     # would raise if called
     x = minitorch.tensor([1.0, 2.0], requires_grad=True)
@@ -151,6 +156,7 @@ def test_gradients_that_meet_in_inference_mode_take_the_general_path(monkeypatch
     np.testing.assert_allclose(x.grad.numpy(), [1 + C] * 2, rtol=1e-6)
 
 
+@pytest.mark.task("4.2")
 def test_a_gradient_summed_into_another_is_freed_before_the_next_node_runs(monkeypatch):
     """``b = a * a``: its node returns two gradients for ``a``; the engine adds the second
     into the first.  The second is then garbage, and must not be kept while the node of

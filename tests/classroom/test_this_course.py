@@ -213,17 +213,18 @@ def _sections_named_by_stubs(book_course, tmp_path, task_id):
 
 def test_each_stub_of_4_1_points_at_the_section_that_explains_its_function(book_course,
                                                                           tmp_path):
-    """Task 4.1's regions are explained in three places: the stub of each names its own
-    (student-a1 finding 5: every stub named "Recording a call", which covers two of them)."""
+    """Task 4.1's regions are explained in two sections of page 04: the stub of each names
+    its own (student-a1 finding 5: every stub named "Recording a call", which covers two of
+    them), and none names a page of a later assignment (walk a1b finding 9: as_outputs and
+    save_and_mark_dirty named chapter 6, whose section prints a 6.8 stub)."""
     said = _sections_named_by_stubs(book_course, tmp_path, "4.1")
     page_4 = "4 (book/04_autograd_graph.ipynb), section"
     recording = f"{page_4} “Recording a call: an edge to each input”,"
     calling = f"{page_4} “A node calling its backward”,"
-    applying = "6 (book/06_functions.ipynb), section “What apply does”,"
     assert said == {"edge_to": {recording}, "link_into_graph": {recording},
                     "_differentiable": {recording}, "BackwardCFunction._apply": {calling},
                     "_zeros_for_missing": {calling}, "describe_outputs": {calling},
-                    "as_outputs": {applying}, "save_and_mark_dirty": {applying}}
+                    "as_outputs": {calling}, "save_and_mark_dirty": {calling}}
 
 
 def test_each_stub_of_6_8_points_at_the_section_that_explains_its_function(book_course,
