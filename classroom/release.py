@@ -560,6 +560,10 @@ some more: passing `check` is a very good sign, not a promise.
 - `make test` runs all the tests and every notebook (about 20 minutes on two cores);
   tests that reach an unfinished task are reported as one `not done yet` line per task
   (skipped, not failed). `make check` is the quick one.
+- One page alone: run pytest with the thread limits `make test` sets (without them,
+  numpy's BLAS threads may fight over the cores and slow a page such as 17_gpt a lot):
+  `OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1 MKL_NUM_THREADS=1
+  .venv/bin/python -m pytest book/17_gpt.ipynb --nbval-lax`.
 - `make book` builds the book into `_build/html` from the notebooks' stored outputs (it
   does not run your code, so it builds while tasks are unfinished).
 - `make lab` opens the notebooks in JupyterLab.

@@ -302,3 +302,60 @@ def test_transformer_layers_register_submodules_and_parameters_in_pytorchs_order
         "self_attn.in_proj_weight", "self_attn.in_proj_bias", "self_attn.out_proj.weight",
         "self_attn.out_proj.bias", "linear1.weight", "linear1.bias", "linear2.weight",
         "linear2.bias", "norm1.weight", "norm1.bias", "norm2.weight", "norm2.bias"]
+
+
+def _both_paths(out, inputs, seed):
+    """The gradients from the array path (no graph of their own) and from the tensor
+    path (``create_graph=True``, the one a double backward runs)."""
+    arrays = torch.autograd.grad(out, inputs, seed, retain_graph=True)
+    tensors = torch.autograd.grad(out, inputs, seed, create_graph=True)
+    return arrays, tensors
+
+
+@pytest.mark.task("15.2")
+def test_sdpa_dropout_mask_reaches_both_backwards():
+    """With identity values the output is the dropped weights themselves, so the mask
+    can be read off it; the gradients must be those of ``(weights * mask) @ v``."""
+    torch.manual_seed(3)
+    q, k = qkv((1, 2, 4, 3), (1, 2, 5, 3), dtype=torch.float64)
+    v = torch.eye(5, dtype=torch.float64).expand(1, 2, 5, 5).clone().requires_grad_()
+    out = F.scaled_dot_product_attention(q, k, v, dropout_p=0.5)
+    keep = (out != 0).double().detach() * 2
+    assert 0 < (keep == 0).sum().item() < keep.numel()       # some weights dropped
+    weights = (q @ k.transpose(-2, -1) / math.sqrt(3)).softmax(-1)
+    reference = torch.autograd.grad((weights * keep) @ v, (q, k, v), SEED_5)
+    for path in _both_paths(out, (q, k, v), SEED_5):
+        for mine, expected in zip(path, reference):
+            np.testing.assert_allclose(mine.detach().numpy(), expected.numpy(),
+                                       rtol=1e-12, atol=1e-14)
+
+
+SEED_5 = torch.tensor(np.cos(np.arange(40.0)).reshape(1, 2, 4, 5))
+
+
+@pytest.mark.task("15.2")
+def test_sdpa_double_backward_of_a_row_with_every_key_masked():
+    """PyTorch 2.13 gives zeros for that row and passes gradgradcheck: the tensor
+    backward must keep the row's weights 0 too, not softmax's nan."""
+    q, k, v = qkv((1, 3, 2), (1, 4, 2), (1, 4, 3), dtype=torch.float64)
+    mask = torch.ones(3, 4, dtype=torch.bool)
+    mask[1] = False
+    fn = lambda a, b, c: F.scaled_dot_product_attention(a, b, c, attn_mask=mask)  # noqa
+    grads = torch.autograd.grad(fn(q, k, v).sum(), (q, k, v), create_graph=True)
+    assert not any(g.isnan().any() for g in grads)
+    assert grads[0][0, 1].tolist() == [0.0, 0.0]
+    assert gradgradcheck(fn, (q, k, v))
+
+
+@pytest.mark.task("15.2")
+def test_sdpa_broadcast_query_gets_a_gradient_of_its_own_shape():
+    """A query (1, 2, 3, 2) against keys (3, 2, 4, 2): PyTorch 2.13's output is
+    (3, 2, 3, 2) and the query's gradient (1, 2, 3, 2), on both backward paths."""
+    q, k, v = qkv((1, 2, 3, 2), (3, 2, 4, 2), (3, 2, 4, 2), dtype=torch.float64)
+    out = F.scaled_dot_product_attention(q, k, v)
+    assert out.shape == (3, 2, 3, 2)
+    seed = torch.ones(3, 2, 3, 2, dtype=torch.float64)
+    arrays, tensors = _both_paths(out, (q, k, v), seed)
+    assert [tuple(g.shape) for g in tensors] == [(1, 2, 3, 2), (3, 2, 4, 2), (3, 2, 4, 2)]
+    for a, b in zip(arrays, tensors):
+        np.testing.assert_allclose(a.numpy(), b.detach().numpy(), rtol=1e-12, atol=1e-14)

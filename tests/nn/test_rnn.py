@@ -101,10 +101,37 @@ def test_dropout_between_layers_only_in_training():
     assert not torch.equal(layer(x)[0], layer(x)[0])
 
 
+
+@pytest.mark.task("16.1")
+def test_dropout_leaves_the_last_layers_output_alone():
+    """``dropout=1.0`` zeroes what goes from layer 0 to layer 1 and nothing else, in
+    training: layer 1 then runs on zeros, and its output is not dropped.  PyTorch 2.13's
+    sums, padded and packed."""
+    from minitorch.nn.utils.rnn import pack_padded_sequence, pad_packed_sequence
+    lstm = nn.LSTM(2, 3, num_layers=2, dropout=1.0, dtype=torch.float64)
+    with torch.no_grad():
+        for i, p in enumerate(lstm.parameters()):
+            p.copy_(torch.linspace(-0.5, 0.5, p.numel(), dtype=torch.float64)
+                    .reshape(p.shape) * (1 + i % 3) / 3)
+    x = torch.linspace(-1, 1, 16, dtype=torch.float64).reshape(4, 2, 2)
+    out, (h, c) = lstm(x)
+    assert [out.sum().item(), h.sum().item(), c.sum().item()] == pytest.approx(
+        [1.3231036434717498, 1.0028000626204394, 1.5012178230199082], rel=1e-12)
+    out, (h, c) = lstm(pack_padded_sequence(x, [4, 2]))
+    assert [pad_packed_sequence(out)[0].sum().item(), h.sum().item(), c.sum().item()] == \
+        pytest.approx([0.9213343115459139, 0.8255715172512221, 1.2720184890168589], rel=1e-12)
+    lstm.eval()
+    assert lstm(x)[0].sum().item() == pytest.approx(1.4678126709368688, rel=1e-12)
+
 def test_one_layer_with_dropout_warns():
     with pytest.warns(UserWarning, match="non-zero dropout expects num_layers greater than 1, "
                                          "but got dropout=0.5 and num_layers=1"):
         nn.GRU(3, 4, dropout=0.5)
+
+
+def forward_case(make, kind, words):
+    """An error the module's forward raises (task 16.1's regions run first)."""
+    return pytest.param(make, kind, words, marks=pytest.mark.task("16.1"))
 
 
 @pytest.mark.parametrize("make, kind, words", [
@@ -113,16 +140,21 @@ def test_one_layer_with_dropout_warns():
     (lambda: nn.LSTM(3, 4, dropout=1.5), ValueError, "dropout should be a number in range"),
     (lambda: nn.LSTM(3, 0), ValueError, "hidden_size must be greater than zero"),
     (lambda: nn.LSTM(3, 4, num_layers=0), ValueError, "num_layers must be greater than zero"),
-    (lambda: nn.LSTM(3, 4)(torch.randn(5, 2, 6)), RuntimeError,
-     r"input.size\(-1\) must be equal to input_size. Expected 3, got 6"),
-    (lambda: nn.LSTM(3, 4)(torch.randn(5, 2, 3), (torch.zeros(1, 3, 4), torch.zeros(1, 2, 4))),
-     RuntimeError, r"Expected hidden\[0\] size \(1, 2, 4\), got \[1, 3, 4\]"),
-    (lambda: nn.GRU(3, 4)(torch.randn(5, 2, 3), torch.zeros(2, 2, 4)), RuntimeError,
-     r"Expected hidden size \(1, 2, 4\), got \[2, 2, 4\]"),
-    (lambda: nn.GRU(3, 4)(torch.randn(5, 2, 3, 1)), ValueError,
-     "GRU: Expected input to be 2D or 3D, got 4D instead"),
-    (lambda: nn.LSTM(3, 4)(torch.randn(5, 2, 3).double()), ValueError,
-     "RNN input dtype .* does not match weight dtype"),
+    forward_case(lambda: nn.LSTM(3, 4)(torch.randn(5, 2, 6)), RuntimeError,
+                 r"input.size\(-1\) must be equal to input_size. Expected 3, got 6"),
+    forward_case(lambda: nn.LSTM(3, 4)(torch.randn(5, 2, 3),
+                                       (torch.zeros(1, 3, 4), torch.zeros(1, 2, 4))),
+                 RuntimeError, r"Expected hidden\[0\] size \(1, 2, 4\), got \[1, 3, 4\]"),
+    forward_case(lambda: nn.GRU(3, 4)(torch.randn(5, 2, 3), torch.zeros(2, 2, 4)),
+                 RuntimeError, r"Expected hidden size \(1, 2, 4\), got \[2, 2, 4\]"),
+    forward_case(lambda: nn.GRU(3, 4)(torch.randn(5, 2, 3, 1)), ValueError,
+                 "^GRU: Expected input to be 2D or 3D, got 4D instead$"),
+    forward_case(lambda: nn.LSTM(3, 4)(torch.randn(5)), ValueError,
+                 "^LSTM: Expected input to be 2D or 3D, got 1D instead$"),
+    forward_case(lambda: nn.RNN(3, 4)(torch.randn(5, 2, 3, 1)), ValueError,
+                 "^RNN: Expected input to be 2D or 3D, got 4D tensor instead$"),
+    forward_case(lambda: nn.LSTM(3, 4)(torch.randn(5, 2, 3).double()), ValueError,
+                 "RNN input dtype .* does not match weight dtype"),
     (lambda: nn.RNNCell(3, 4)(torch.randn(2, 5)), RuntimeError,
      "input has inconsistent input_size: got 5 expected 3"),
     (lambda: nn.RNNCell(3, 4)(torch.randn(2, 3), torch.randn(3, 4)), RuntimeError,

@@ -10,11 +10,9 @@ For queries ``q`` (..., L, E), keys ``k`` (..., S, E) and values ``v`` (..., S, 
 boolean mask becomes that; a float mask is added as it is).  A query that may
 look nowhere gets zero weights, not NaN, as in PyTorch.
 
-The backward pass needs the weights ``A``; with ``dA = g @ v^T`` (dropout's
-scaling applied) the softmax's derivative is ``dS = A * (dA - sum(dA * A))``
-along S, and then ``dq = dS @ k * scale``, ``dk = dS^T @ q * scale`` and
-``dv = A^T @ g``.  One Function instead of six ops keeps one node, and the
-array path keeps each step one numpy pass.
+The backward pass (the gradients of q, k and v through the softmax) is derived
+on page 15b, "Attention's backward, by hand" (chapter 15).  One Function instead
+of six ops keeps one node, and the array path keeps each step one numpy pass.
 """
 
 import numpy as np
@@ -46,7 +44,10 @@ def attention_weights(q, k, bias, scale):
 
 
 def _repeat_heads(x, groups):
-    """Grouped-query attention: each key/value head serves ``groups`` query heads."""
+    """Grouped-query attention: each key/value head serves ``groups`` consecutive query
+    heads, so query head ``h`` uses key head ``h // groups`` (PyTorch repeats the heads with
+    ``repeat_interleave``: heads 0, 0, 1, 1 for two groups, not 0, 1, 0, 1).  On arrays,
+    along the heads dim (-3)."""
     ### BEGIN SOLUTION 15.2
     return x if groups == 1 else np.repeat(x, groups, axis=-3)
     ### END SOLUTION 15.2
@@ -67,16 +68,29 @@ class ScaledDotProductAttention(BuiltinFunction):
 
     ``bias`` (an array or None) and ``keep`` (dropout's mask already divided by 1 - p,
     or None) are constants, not graph inputs.  The node is named as PyTorch's CPU
-    kernel names it (its "flash attention for CPU")."""
+    kernel names it (its "flash attention for CPU").
+
+    As a ``BuiltinFunction`` (``minitorch/ops/_common.py``), it has two backwards that
+    must agree: ``backward_on_arrays`` runs in an ordinary ``.backward()`` (the gradient
+    needs no graph of its own) and reads the inputs with ``ctx.saved_arrays``;
+    ``backward`` runs when the gradient is itself recorded (``create_graph=True``, as in
+    gradgradcheck) and reads them with ``ctx.saved_tensors``.  Both multiply by dropout's
+    mask where the forward did, sum the repeated heads back, and give each input a
+    gradient of its own shape (batch dims may have broadcast)."""
     _backward_name = "ScaledDotProductFlashAttentionForCpuBackward0"
     _saved_names = ("query", "key", "value")
 
     @staticmethod
     def forward(ctx, query, key, value, bias, keep, scale, groups):
-        """``softmax(q k^T * scale + bias) @ v`` on arrays (``attention_weights``), with the
+        """``softmax(q k^T * scale + bias) @ v`` (``attention_weights``), with the
         weights multiplied by ``keep`` (dropout's mask, already divided by 1 - p) when given;
-        key and value heads repeated ``groups`` times for grouped-query attention.  Saves the
-        query, key and value, and the weights, bias, keep, scale and groups on ``ctx``."""
+        key and value heads repeated ``groups`` times for grouped-query attention.
+
+        ``query``, ``key`` and ``value`` arrive as Tensors; compute on their arrays
+        (``query._data``...) and return the output as an array, which ``apply`` wraps.
+        ``bias`` and ``keep`` are arrays or None.  Saves the query, key and value tensors
+        with ``ctx.save_for_backward`` (in that order: ``_saved_names``), and the weights,
+        bias, keep, scale and groups as attributes of ``ctx``."""
         ### BEGIN SOLUTION 15.2
         q, k, v = _dense(query._data), _dense(_repeat_heads(key._data, groups)), \
             _dense(_repeat_heads(value._data, groups))
@@ -89,17 +103,29 @@ class ScaledDotProductAttention(BuiltinFunction):
 
     @staticmethod
     def backward(ctx, grad):
-        """Written with tensor operations (the weights recomputed from q and k), so that
-        the gradient can be differentiated again."""
+        """The gradients of query, key and value (and None for the four constants),
+        written with tensor operations on ``ctx.saved_tensors`` so that they can be
+        differentiated again: the weights are recomputed from q and k, not read from ctx.
+
+        A row (a query) with every key masked must stay finite here too, and so must its
+        derivative: softmax over a row of -inf gives nan, so give such a row a bias that
+        is not -inf and multiply its weights by 0 (``bias`` is a constant: which rows
+        they are can be found on the array).  The double backward of such a row is then
+        0, as in PyTorch."""
         ### BEGIN SOLUTION 15.2
         query, key, value = ctx.saved_tensors
         k, v = _repeat_tensor_heads(key, ctx.groups), _repeat_tensor_heads(value, ctx.groups)
         scores = (query @ k.transpose(-1, -2)) * ctx.scale
-        if ctx.bias is not None:
-            scores = scores + _constant(ctx.bias, scores)
-        weights = scores.softmax(-1)
-        if ctx.bias is not None:        # rows masked everywhere: 0, not nan
-            weights = weights.masked_fill(weights.isnan(), 0.0)
+        if ctx.bias is None:
+            weights = scores.softmax(-1)
+        else:
+            # A row with every key masked: softmax of all -inf is nan, and so would be its
+            # derivative.  Such a row gets bias 0 and its weights are multiplied by 0.
+            dead = np.isneginf(ctx.bias).all(axis=-1, keepdims=True)
+            bias = np.where(dead, 0, ctx.bias).astype(ctx.bias.dtype)
+            weights = (scores + _constant(bias, scores)).softmax(-1)
+            if dead.any():
+                weights = weights * _constant((~dead).astype(bias.dtype), scores)
         keep = None if ctx.keep is None else _constant(ctx.keep, scores)
         dropped = weights if keep is None else weights * keep
         grad_v = dropped.transpose(-1, -2) @ grad
@@ -118,10 +144,11 @@ class ScaledDotProductAttention(BuiltinFunction):
 
     @staticmethod
     def backward_on_arrays(ctx, grad):
-        """The gradients of query, key and value on arrays, from the saved weights (the
-        softmax's backward: ``w * (d - sum(d * w))`` row by row, ``d`` the gradient of the
-        weights), the same dropout mask, and the repeated heads summed back; None for what
-        needs no gradient and for the four constants."""
+        """The gradients of query, key and value on arrays (``ctx.saved_arrays``), from
+        the weights saved by ``forward`` (the softmax's backward of chapter 15), the same
+        dropout mask, the repeated heads summed back and broadcast batch dims summed away;
+        None for what needs no gradient (``ctx.needs_input_grad``) and for the four
+        constants."""
         ### BEGIN SOLUTION 15.2
         q, key, value = ctx.saved_arrays
         q, grad = _dense(q), _dense(grad)
@@ -187,7 +214,9 @@ def _wrap(array):
 
 
 def _repeat_tensor_heads(x, groups):
-    """``_repeat_heads`` on tensors (recorded, for the double backward)."""
+    """``_repeat_heads`` on tensors (recorded, for the double backward), in the same
+    order.  minitorch has no ``repeat_interleave``: a new dim after the heads, expanded to
+    ``groups`` and merged with the heads dim by a reshape, gives that order."""
     ### BEGIN SOLUTION 15.2
     if groups == 1:
         return x

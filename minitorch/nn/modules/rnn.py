@@ -181,7 +181,12 @@ class RNNBase(Module):
 
     def _run(self, input, states):
         """``input`` (L, N, H_in); ``states`` one per layer and direction (a tensor, or
-        ``(h, c)`` for LSTM).  Returns the last layer's outputs and the final states."""
+        ``(h, c)`` for LSTM).  Returns the last layer's outputs and the final states.
+
+        Layer ``l + 1`` reads layer ``l``'s outputs (both directions side by side).  With
+        ``dropout`` > 0, in training only, those outputs go through ``F.dropout`` on their
+        way to the next layer: after every layer but the last, so the returned outputs are
+        never dropped, and neither are the final states."""
         ### BEGIN SOLUTION 16.1
         directions = 2 if self.bidirectional else 1
         finals = []
@@ -211,7 +216,8 @@ class RNNBase(Module):
 
         ``input`` is ``(L, N, H_in)``, ``(N, L, H_in)`` with ``batch_first``, or ``(L, H_in)``
         unbatched (then every result has no batch dim either); other numbers of dims are a
-        ValueError ("Expected input to be 2D or 3D, got <n>D instead").  ``hx`` (checked by
+        ValueError whose message starts with the class's name: "LSTM: Expected input to be
+        2D or 3D, got 4D instead" (the same for GRU; RNN's says "got 4D tensor instead").  ``hx`` (checked by
         ``_check_input``/``_initial_states``; zeros when None) holds a state per layer and
         direction.  ``output`` is the last layer's output at every position (both directions
         side by side); ``h_n`` (and ``c_n``) stack the final state of every layer and
@@ -221,8 +227,9 @@ class RNNBase(Module):
             return self._forward_packed(input, hx)
         name = type(self).__name__
         if input.ndim not in (2, 3):
-            raise ValueError(f"{name}: Expected input to be 2D or 3D, got {input.ndim}D "
-                             "instead")
+            tensor = " tensor" if name == "RNN" else ""     # PyTorch 2.13's own wording
+            raise ValueError(f"{name}: Expected input to be 2D or 3D, got {input.ndim}D"
+                             f"{tensor} instead")
         batched = input.ndim == 3
         if batched and self.batch_first:
             input = input.transpose(0, 1)
@@ -320,7 +327,7 @@ class RNNBase(Module):
         starts from its initial state at its own last step (``_packed_forward`` and
         ``_packed_backward`` walk one direction).  ``data`` holds the rows of step 0,
         then of step 1...; returns the last layer's rows in that order and the final
-        states, one per layer and direction."""
+        states, one per layer and direction.  Dropout between layers as in ``_run``."""
         ### BEGIN SOLUTION 16.1
         directions = 2 if self.bidirectional else 1
         starts = [0]
