@@ -259,7 +259,7 @@ def later_stops_note(own_ids, stops, assignment, when_done=None, explained=(), o
         return f"task {task.id} ({title}), which comes {when}"
 
     several = len(own_ids) > 1
-    yours = f"task{'s' if several else ''} {', '.join(own_ids)}"
+    yours = f"task{'s' if several else ''} {_and(own_ids)}" if own_ids else ""
     if own_ids:
         check = (f"That is expected, and no sign of a mistake in {yours}: `make check "
                  f"TASKS=\"{' '.join(own_ids)}\"` checks {'them' if several else 'it'}.")
@@ -275,7 +275,7 @@ def later_stops_note(own_ids, stops, assignment, when_done=None, explained=(), o
     if stops:
         first = stops[0]
         ran = ("that task's code" if len(stops) == 1 else "those tasks' code") \
-            if {t.id for t in stops} <= set(explained) else "; then of ".join(
+            if {t.id for t in stops} <= set(explained) and not own_ids else "; then of ".join(
                 "code of " * (i == 0) + name(t) for i, t in enumerate(stops))
         text += ((", and some of its cells run " if own_ids or explained else
                   ", but some of its cells run ") + ran + ". Until that code is "
@@ -283,8 +283,8 @@ def later_stops_note(own_ids, stops, assignment, when_done=None, explained=(), o
                  f"{first.id} ({first.title}) is not done yet` (and the cells after it may "
                  "stop too). " + check + " The page runs further as "
                  + ("those tasks are" if len(stops) > 1 else "that task is") + " done."
-                 + (" Cells that run the code of the page's own tasks stop the same way "
-                    "until you write them." if own_ids else ""))
+                 + (f" Cells that run the code of {yours} stop the same way until you "
+                    f"write {'them' if several else 'it'}." if own_ids else ""))
     elif when_done:
         text += ". "
     else:

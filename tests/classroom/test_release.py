@@ -354,8 +354,8 @@ def test_a_page_that_stops_at_a_later_task_says_so_at_its_top(course, release_a1
     notebook = nbformat.read(out / "book" / "01_engine.ipynb", as_version=4)
     note = notebook.cells[1]
     assert note.cell_type == "markdown" and release_mod.NOTE_TAG in note.metadata["tags"]
-    assert "this page explains tasks 1.1, 1.2, and some of its cells run code of task 1.3 (a " \
-        "square in the notebook), which comes later in this assignment" in note.source
+    assert "this page explains tasks 1.1 and 1.2, and some of its cells run code of task 1.3 " \
+        "(a square in the notebook), which comes later in this assignment" in note.source
     assert "`TaskNotDone: Task 1.3 (a square in the notebook) is not done yet`" in note.source
     assert sum(release_mod.NOTE_TAG in c.metadata.get("tags", ()) for c in notebook.cells) == 1
     later = tmp_path / "a2"
@@ -471,10 +471,11 @@ def test_the_note_names_every_task_of_the_page(fresh_course, tmp_path):
     release_mod.release(course_mod.load(fresh_course), tmp_path / "a1", "a1")
     notebook = nbformat.read(tmp_path / "a1" / "book" / "01_engine.ipynb", as_version=4)
     note = notebook.cells[1].source
-    assert "this page explains tasks 1.1, 1.2, and some of its cells run code of task 1.3" \
+    assert "this page explains tasks 1.1 and 1.2, and some of its cells run code of task 1.3" \
         in note
     assert '`make check TASKS="1.1 1.2"` checks them' in note
-    assert "Cells that run the code of the page's own tasks stop the same way" in note
+    assert "Cells that run the code of tasks 1.1 and 1.2 stop the same way until you write " \
+        "them." in note
 
 
 def test_the_note_says_whether_a_stop_comes_before_or_after_the_pages_task():
@@ -488,6 +489,11 @@ def test_the_note_says_whether_a_stop_comes_before_or_after_the_pages_task():
     assert "run code of task 10.2 (DataLoader), which comes earlier in this assignment; " \
         "then of task 11.3 (convolution), which comes later in this assignment." in note
     note = release_mod.later_stops_note([], [loader], "a4", explained=["10.2"], order=order)
+    assert "this page explains part of task 10.2, and some of its cells run that task's " \
+        "code." in note
+    own = release_mod.later_stops_note(["10.1"], [loader], "a4", explained=["10.2"], order=order)
+    assert "some of its cells run code of task 10.2 (DataLoader)" in own
+    assert "Cells that run the code of task 10.1 stop the same way until you write it." in own
     assert "this page explains part of task 10.2, and some of its cells run that task's " \
         "code. Until that code is written" in note and "as that task is done." in note
 
@@ -548,5 +554,5 @@ def test_a_task_page_that_stops_only_at_its_own_task_still_says_why(fresh_course
     notebook = nbformat.read(tmp_path / "a1" / "book" / "01_engine.ipynb", as_version=4)
     notes = [c for c in notebook.cells if release_mod.NOTE_TAG in c.metadata.get("tags", ())]
     assert len(notes) == 1
-    assert "explains tasks 1.1, 1.2, 1.3. Until you write them, the cells that run their " \
+    assert "explains tasks 1.1, 1.2 and 1.3. Until you write them, the cells that run their " \
         "code" in notes[0].source and "where each task starts" in notes[0].source
