@@ -287,29 +287,31 @@ def _assignment(table):
 
 def _page_stop(table, assignment):
     kind = f"assignment.stops_when_done of {assignment}"
-    unknown = set(table) - {"page", "section", "tasks"}
-    if unknown:
-        raise CourseError(f"a [[{kind}]] in {TASKS_FILE} has unknown keys {sorted(unknown)};"
-                          " known keys: page, section, tasks")
-    tasks = tuple(str(t) for t in _required(table, "tasks", kind))
-    if not tasks:
-        raise CourseError(f"a [[{kind}]] in {TASKS_FILE} names no task: a page that runs to "
-                          "its end needs no entry")
+    tasks = _page_entry_tasks(table, kind, ("page", "section", "tasks"),
+                              "a page that runs to its end needs no entry")
     return PageStop(page=str(_required(table, "page", kind)),
                     section=str(_required(table, "section", kind)), tasks=tasks)
 
 
 def _early_stop(table, assignment):
     kind = f"assignment.stops_before_done of {assignment}"
-    unknown = set(table) - {"page", "tasks"}
+    tasks = _page_entry_tasks(table, kind, ("page", "tasks"),
+                              "a page that stops at none of its assignment's tasks needs no "
+                              "entry")
+    return EarlyStop(page=str(_required(table, "page", kind)), tasks=tasks)
+
+
+def _page_entry_tasks(table, kind, known, why_not_empty):
+    """The ``tasks`` of a ``[[kind]]`` page entry, after checking its keys are ``known``
+    and that it names some task."""
+    unknown = set(table) - set(known)
     if unknown:
         raise CourseError(f"a [[{kind}]] in {TASKS_FILE} has unknown keys {sorted(unknown)};"
-                          " known keys: page, tasks")
+                          f" known keys: {', '.join(known)}")
     tasks = tuple(str(t) for t in _required(table, "tasks", kind))
     if not tasks:
-        raise CourseError(f"a [[{kind}]] in {TASKS_FILE} names no task: a page that stops "
-                          "at none of its assignment's tasks needs no entry")
-    return EarlyStop(page=str(_required(table, "page", kind)), tasks=tasks)
+        raise CourseError(f"a [[{kind}]] in {TASKS_FILE} names no task: {why_not_empty}")
+    return tasks
 
 
 def _task(table):

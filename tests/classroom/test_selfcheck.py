@@ -180,21 +180,26 @@ def test_a_stub_that_points_at_the_wrong_section_fails_selfcheck(fresh_course):
                 "section 'Accumulation': point `section` at the section that explains it")]
 
 
+def _pages_check_of_a1(fresh_course, tmp_path, name):
+    """selfcheck's pages check of a fresh a1 release of the course as it is now."""
+    from classroom import release as release_mod
+    course = course_mod.load(fresh_course)
+    out = tmp_path / f"release-{name}"
+    release_mod.release(course, out, "a1")
+    return selfcheck.pages_when_done(course, course.assignment("a1"), out,
+                                     tmp_path / f"written-{name}")
+
+
 def test_pages_with_their_assignment_written_stop_only_where_tasks_toml_says(fresh_course,
                                                                             tmp_path):
     """With all of a1 written, its page still stops in a section that multiplies Values
     (task 2.1, assignment a2).  Undeclared, the check fails and says what to write;
     declared with the wrong section or tasks, it fails; declared right, it passes and
     says where the page stops."""
-    from classroom import release as release_mod
     from tests.classroom.fixture import add_a_product_cell, declare_stops_when_done
 
     def check(name):
-        course = course_mod.load(fresh_course)
-        out = tmp_path / f"release-{name}"
-        release_mod.release(course, out, "a1")
-        return selfcheck.pages_when_done(course, course.assignment("a1"), out,
-                                         tmp_path / f"written-{name}")
+        return _pages_check_of_a1(fresh_course, tmp_path, name)
 
     ok, what = check("untouched")
     assert ok and what == "01_engine.ipynb: runs to its end (the walk ran it after 1.3)"
@@ -220,15 +225,10 @@ def test_a_page_without_a_task_stops_only_where_stops_before_done_says(fresh_cou
     """The page that is no task's `file` runs task 1.1's code, then 1.2's: written in the
     syllabus' order, it stops at 1.1, then at 1.2.  Declared otherwise, the check fails
     and says what to write; declared right, it passes."""
-    from classroom import release as release_mod
     from tests.classroom.fixture import add_a_page_without_a_task
 
     def check(name):
-        course = course_mod.load(fresh_course)
-        out = tmp_path / f"release-{name}"
-        release_mod.release(course, out, "a1")
-        return selfcheck.pages_when_done(course, course.assignment("a1"), out,
-                                         tmp_path / f"written-{name}")
+        return _pages_check_of_a1(fresh_course, tmp_path, name)
 
     add_a_page_without_a_task(fresh_course, ["1.2"])
     ok, what = check("wrong")
