@@ -195,13 +195,13 @@ NOTE_TAG = "classroom-note"
 def note_later_stops(course, out, assignment, tasks, stubbed_ids):
     """A note at the top of each page of the assignment's tasks, and of each other page
     that stops at a task's stub: the page's own tasks (``tasks`` whose ``file`` it is,
-    whose cells stop until they are written) and the others it stops at until they are written (each own task's ``page_stops_at``, which
-    selfcheck's walk checks, and the assignment's ``stops_before_done``, for any page of
-    its chapters, which selfcheck checks too); and where it still stops with the whole
-    assignment written, at which later assignments' tasks (the assignment's
-    ``stops_when_done``, checked too); and that such a stop is expected, so that a
-    student reading the page is not misled by an error about another task.  Returns the
-    changed pages."""
+    whose cells stop until they are written) and the others it stops at until they are
+    written (each own task's ``page_stops_at``, which selfcheck's walk checks, and the
+    assignment's ``stops_before_done``, for any page of its chapters, which selfcheck
+    checks too); and where it still stops with the whole assignment written, at which
+    later assignments' tasks (the assignment's ``stops_when_done``, checked too); and
+    that such a stop is expected, so that a student reading the page is not misled by
+    an error about another task.  Returns the changed pages."""
     if not assignment:
         return []
     by_id = {t.id: t for t in course.tasks}

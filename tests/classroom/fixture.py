@@ -539,10 +539,14 @@ def add_a_product_cell(root):
 
 def declare_stops_when_done(root, section, tasks):
     """Say in the fixture's tasks.toml where a1's page stops with a1 written."""
+    _add_to_a1(root, "\n[[assignment.stops_when_done]]\npage = \"book/01_engine.ipynb\"\n"
+                     f"section = \"{section}\"\ntasks = {json.dumps(list(tasks))}\n")
+
+
+def _add_to_a1(root, entry):
+    """Put ``entry`` (a sub-table of assignment a1) into the fixture's tasks.toml."""
     path = pathlib.Path(root) / "classroom" / "tasks.toml"
     text = path.read_text(encoding="utf-8")
-    entry = ("\n[[assignment.stops_when_done]]\npage = \"book/01_engine.ipynb\"\n"
-             f"section = \"{section}\"\ntasks = {json.dumps(list(tasks))}\n")
     marker = 'title = "The engine"\nchapters = [1]\n'
     assert marker in text
     path.write_text(text.replace(marker, marker + entry), encoding="utf-8")
@@ -562,10 +566,5 @@ def add_a_page_without_a_task(root, tasks=None):
                                         "language": "python"}}}
     _write(root, "book/01b_more.ipynb", json.dumps(page, indent=1) + "\n")
     if tasks is not None:
-        path = pathlib.Path(root) / "classroom" / "tasks.toml"
-        text = path.read_text(encoding="utf-8")
-        entry = ("\n[[assignment.stops_before_done]]\npage = \"book/01b_more.ipynb\"\n"
-                 f"tasks = {json.dumps(list(tasks))}\n")
-        marker = 'title = "The engine"\nchapters = [1]\n'
-        assert marker in text
-        path.write_text(text.replace(marker, marker + entry), encoding="utf-8")
+        _add_to_a1(root, "\n[[assignment.stops_before_done]]\npage = \"book/01b_more.ipynb\"\n"
+                         f"tasks = {json.dumps(list(tasks))}\n")

@@ -217,9 +217,9 @@ class RNNBase(Module):
         ``input`` is ``(L, N, H_in)``, ``(N, L, H_in)`` with ``batch_first``, or ``(L, H_in)``
         unbatched (then every result has no batch dim either); other numbers of dims are a
         ValueError whose message starts with the class's name: "LSTM: Expected input to be
-        2D or 3D, got 4D instead" (the same for GRU; RNN's says "got 4D tensor instead").  ``hx`` (checked by
-        ``_check_input``/``_initial_states``; zeros when None) holds a state per layer and
-        direction.  ``output`` is the last layer's output at every position (both directions
+        2D or 3D, got 4D instead" (the same for GRU; RNN's says "got 4D tensor
+        instead").  ``hx`` (checked by ``_check_input``/``_initial_states``; zeros when
+        None) holds a state per layer and direction.  ``output`` is the last layer's output at every position (both directions
         side by side); ``h_n`` (and ``c_n``) stack the final state of every layer and
         direction, in the order of ``hx``."""
         ### BEGIN SOLUTION 16.1
