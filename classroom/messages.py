@@ -209,6 +209,31 @@ def hypothesis_draws(error):
     return draws[:MAX_DRAWS] + ([f"(and {more} more draws)"] if more > 0 else [])
 
 
+def expected_raise(error):
+    """For pytest's "DID NOT RAISE": which exception the test expected and the pattern its
+    message had to match (``expected: RuntimeError matching "got 1, but expected 0"``),
+    which pytest's own message leaves out.  Read from the ``pytest.raises`` context found
+    in the traceback (``match``/``expected_exceptions`` in pytest 9, ``match_expr``/
+    ``expected_exception`` in pytest 8); None for any other failure."""
+    if not strip_ansi(str(error)).startswith("DID NOT RAISE"):
+        return None
+    tb = error.__traceback__
+    while tb is not None:
+        context = tb.tb_frame.f_locals.get("self")
+        kinds = getattr(context, "expected_exceptions", None) or getattr(
+            context, "expected_exception", None)
+        if kinds is not None:
+            kinds = kinds if isinstance(kinds, tuple) else (kinds,)
+            names = " or ".join(getattr(kind, "__name__", str(kind)) for kind in kinds)
+            pattern = getattr(context, "match", None)
+            if pattern is None or callable(pattern):
+                pattern = getattr(context, "match_expr", None)
+            pattern = getattr(pattern, "pattern", pattern)
+            return f"expected: {names}" + (f' matching "{pattern}"' if pattern else "")
+        tb = tb.tb_next
+    return None
+
+
 def failure_details(error):
     """A few lines (at most ``MAX_DETAIL_LINES``) that show what failed: the example a
     property test (hypothesis) failed on, then for a failed check, the values it compared
@@ -222,6 +247,9 @@ def failure_details(error):
         lines = _assertion_lines(text)
     else:
         lines = [line.rstrip() for line in text.splitlines() if line.strip()][1:]
+    expected = expected_raise(leaf)
+    if expected is not None:
+        lines.insert(0, expected)
     example = falsifying_example(leaf)
     if example is not None:
         lines[:0] = [f"falsifying example: {example}"] + [

@@ -103,12 +103,18 @@ class _QuietHandler(SimpleHTTPRequestHandler):
         pass
 
 
+class _Httpd(ThreadingHTTPServer):
+    # The standard library's backlog of 5 connections is too short for a browser that
+    # opens many at once on a busy machine; a refused connection is a missing script.
+    request_queue_size = 128
+
+
 class Server:
     """Serve a folder on 127.0.0.1 (a free port) from a thread, as a context manager."""
 
     def __init__(self, folder: Path):
         handler = functools.partial(_QuietHandler, directory=str(folder))
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+        self.httpd = _Httpd(("127.0.0.1", 0), handler)
         self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
 
     @property
@@ -141,7 +147,7 @@ def make_driver(browser: str, chromedriver: str, width: int, profile_dir: str):
     options.set_capability("goog:loggingPrefs", {"performance": "ALL", "browser": "ALL"})
     driver = webdriver.Chrome(options=options, service=Service(executable_path=chromedriver))
     driver.set_page_load_timeout(60)
-    driver.set_script_timeout(30)
+    driver.set_script_timeout(MATHJAX_WAIT + 20)
     driver.execute_cdp_cmd(
         "Emulation.setDeviceMetricsOverride",
         {"width": width, "height": HEIGHT, "deviceScaleFactor": 1, "mobile": width < 600},
@@ -261,9 +267,13 @@ return out;
 
 # MathJax's loader may still be fetching its components when the page's load event has
 # fired (more often on a busy machine), so on a page that loads MathJax its startup object
-# is waited for, up to 20 s; a page without the script is 'absent' at once.
+# is waited for, up to MATHJAX_WAIT seconds; a page without the script is 'absent' at once.
+# A page whose MathJax never started is loaded once more before it counts as a failure
+# (CI saw it once in about 100 page views on a loaded machine).
+MATHJAX_WAIT = 40
 _WAIT_MATHJAX_JS = r"""
 const done = arguments[arguments.length - 1];
+const waitMs = arguments[0];
 const started = Date.now();
 const loads = [...document.scripts].some(s => /mathjax/i.test(s.src || '')
                                           || /MathJax/.test(s.textContent || ''));
@@ -271,8 +281,8 @@ if (!loads) { done('absent'); return; }
 (function poll() {
   if (window.MathJax && MathJax.startup && MathJax.startup.promise) {
     MathJax.startup.promise.then(() => done('typeset'), e => done('error: ' + e));
-  } else if (Date.now() - started > 20000) {
-    done('absent');
+  } else if (Date.now() - started > waitMs) {
+    done('not started after ' + Math.round(waitMs / 1000) + ' s');
   } else {
     setTimeout(poll, 100);
   }
@@ -315,6 +325,25 @@ def _foreign_requests(driver, origin: str) -> list[str]:
     return urls
 
 
+def _wait_for_mathjax(driver) -> str:
+    """'typeset', 'absent' (the page has no MathJax), 'not started after N s' or 'error: ..'."""
+    return driver.execute_async_script(_WAIT_MATHJAX_JS, MATHJAX_WAIT * 1000)
+
+
+def _failed_requests(driver) -> list[str]:
+    """Requests of the page that failed so far (Chrome's performance log), for the report."""
+    urls, failed = {}, []
+    for entry in driver.get_log("performance"):
+        message = json.loads(entry["message"])["message"]
+        params = message.get("params", {})
+        if message.get("method") == "Network.requestWillBeSent":
+            urls[params.get("requestId")] = params["request"]["url"]
+        elif message.get("method") == "Network.loadingFailed":
+            url = urls.get(params.get("requestId"), "?")
+            failed.append(f"{url} ({params.get('errorText', '')})")
+    return failed
+
+
 def _screenshot(driver, path: Path, width: int) -> None:
     """Save the whole page (down to MAX_SHOT_HEIGHT) as a PNG.
 
@@ -346,7 +375,14 @@ def check_page(driver, origin: str, rel: str, width: int, shot_dir: Path | None)
     driver.get_log("performance")  # drop what earlier pages left in the logs
     driver.get_log("browser")
     driver.get(f"{origin}/{rel}")
-    mathjax = driver.execute_async_script(_WAIT_MATHJAX_JS)
+    mathjax = _wait_for_mathjax(driver)
+    if mathjax.startswith("not started"):
+        failed = _failed_requests(driver)
+        driver.get_log("browser")  # the first load's errors: reported below if it fails again
+        driver.refresh()
+        mathjax = _wait_for_mathjax(driver)
+        if mathjax != "typeset":
+            mathjax += " (loaded twice" + (f"; failed requests: {failed}" if failed else "") + ")"
     _scroll_through(driver)
     unloaded = driver.execute_async_script(_WAIT_IMAGES_JS)
     time.sleep(0.3)  # let late scripts (toggle buttons, copy buttons) settle

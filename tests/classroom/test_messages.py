@@ -91,6 +91,23 @@ def test_another_exception_shows_the_rest_of_its_message():
     assert messages.failure_details(ValueError("one line")) == []
 
 
+def _did_not_raise(*kinds, **match):
+    def body():
+        with pytest.raises(kinds[0] if len(kinds) == 1 else kinds, **match):
+            pass
+    return _raised(body)
+
+
+def test_did_not_raise_shows_what_the_test_expected():
+    # pytest's message names the exception but not the pattern its message must match.
+    error = _did_not_raise(RuntimeError, match=r"got 1, but expected 0\)")
+    assert str(error).startswith("DID NOT RAISE")
+    assert messages.failure_details(error) == [
+        'expected: RuntimeError matching "got 1, but expected 0\\)"']
+    assert messages.failure_details(_did_not_raise(TypeError, ValueError)) == [
+        "expected: TypeError or ValueError"]
+
+
 def test_check_prints_the_details_under_a_failing_task():
     task = Task("4.2", "counting dependencies", 4, "Counting", 4, "a1")
     score = runner.TaskScore(task, 2.0, 2, 4, "fail", "a check failed: Not equal / [2]: 4.0",
