@@ -126,8 +126,9 @@ def execute(task):
     less when it must run first (``Node.__lt__``: the higher sequence number; a leaf's
     AccumulateGrad has the highest there is).  Push and pop the nodes as they are, with
     no tie-breaker: nodes that tie, such as leaves made ready together, then come out
-    in the order the heap's sifting leaves them, which is PyTorch's (its
-    ``std::priority_queue`` sifts the same way), not their order of arrival.
+    in the order the heap's sifting leaves them, which is PyTorch's on Linux (the
+    ``std::priority_queue`` of its Linux builds sifts the same way; the C++ standard
+    leaves the order of ties open), not their order of arrival.
 
     Once a node has sent its results on, drop the names that still hold its gradients
     and results before the next node runs: a gradient that was summed into another is
