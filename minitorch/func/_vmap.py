@@ -25,6 +25,7 @@ dtype, which says so if something tries to read values from it: code that reads
 x > 0``) raises PyTorch's error.
 """
 
+import functools
 import weakref
 
 import numpy as np
@@ -449,6 +450,10 @@ def _spec_repr(spec):
 def broadcast_to_tree(prefix, spec, what, fname):
     """``in_dims``/``out_dims`` (a prefix of the tree) as one value per leaf."""
     if spec is None:
+        if isinstance(prefix, bool) and what == "in_dims":
+            raise TypeError(f"vmap({fname}, ...): in_dims holds the bool {prefix}, not a "
+                            "dim: give the dim to map over as an int, or None for an "
+                            "input that is not mapped.")
         if isinstance(prefix, (int, type(None))) and not isinstance(prefix, bool):
             return [prefix]
         raise ValueError(f"vmap({fname}, ...): {what} is not compatible with the structure "
@@ -512,7 +517,8 @@ def vmap(func, in_dims=0, out_dims=0, randomness="error", *, chunk_size=None):
     0, ValueError ``vmap: chunk_size should be None or greater than 0. (got 0)``.
 
     Returns a function of ``(*args, **kwargs)`` (the keyword arguments go to ``func``
-    as they are, never mapped), named ``vmap(<func's __name__>)``.  Called without
+    as they are, never mapped), wrapped as ``functools.wraps(func)`` wraps (its
+    ``__name__``, ``__doc__`` and ``__wrapped__`` are ``func``'s).  Called without
     positional arguments it raises ValueError ``vmap(f)(<inputs>): got no inputs.
     Maybe you forgot to add inputs, or you are trying to vmap over a function with no
     inputs. The latter is unsupported.`` (``f`` is ``func``'s name).  Otherwise it
@@ -558,9 +564,7 @@ def vmap(func, in_dims=0, out_dims=0, randomness="error", *, chunk_size=None):
                                randomness))
         return _concat_chunks(pieces, out_dims, fname)
 
-    wrapped.__name__ = f"vmap({fname})"
-    wrapped.__doc__ = func.__doc__
-    return wrapped
+    return functools.wraps(func)(wrapped)
     ### END SOLUTION 13.3
 
 
@@ -570,14 +574,23 @@ def _bad_in_dims(in_dims, fname):
                      f"inputs, got: {type(in_dims)}.")
 
 
+def _bool_in_dims(in_dims, fname):
+    raise TypeError(f"vmap({fname}, in_dims={in_dims}, ...)(<inputs>): in_dims={in_dims} is "
+                    "a bool, not a dim: give the dim to map over as an int, or None for "
+                    "an input that is not mapped.")
+
+
 def _check_in_dims_type(in_dims, fname):
-    """``in_dims`` must be None, an int or a tuple (not a bool): for anything else call
-    ``_bad_in_dims`` (given above), which raises PyTorch's ValueError ``vmap(f,
-    in_dims=0.5, ...)(<inputs>): expected `in_dims` to be int or a (potentially nested)
-    tuple matching the structure of inputs, got: <class 'float'>.``  Returns None."""
+    """``in_dims`` must be None, an int or a tuple.  A bool (Python's ints include
+    them) goes to ``_bool_in_dims`` (given above; a TypeError, PyTorch's type);
+    anything else to ``_bad_in_dims`` (given above), which raises PyTorch's ValueError
+    ``vmap(f, in_dims=0.5, ...)(<inputs>): expected `in_dims` to be int or a
+    (potentially nested) tuple matching the structure of inputs, got: <class
+    'float'>.``  Returns None."""
     ### BEGIN SOLUTION 13.3
-    if not (in_dims is None or isinstance(in_dims, (int, tuple))) or \
-            isinstance(in_dims, bool):
+    if isinstance(in_dims, bool):
+        _bool_in_dims(in_dims, fname)
+    if not (in_dims is None or isinstance(in_dims, (int, tuple))):
         _bad_in_dims(in_dims, fname)
     ### END SOLUTION 13.3
 

@@ -142,6 +142,12 @@ def test_vmap_of_grad_and_grad_of_vmap():
      "of type <class 'float'>."),
     (lambda: vmap(lambda a, b, c: a, in_dims=(0, 0, 1))(x, x, x), ValueError,
      "got sizes [3, 3, 4] for the mapped dimension"),
+    # A bool is an int to Python; PyTorch lets it through and fails in Tensor.size with a
+    # TypeError: the same type, with a message that says what to give instead.
+    (lambda: vmap(torch.sin, in_dims=True)(x), TypeError,
+     "vmap(sin, in_dims=True, ...)(<inputs>): in_dims=True is a bool, not a dim"),
+    (lambda: vmap(torch.add, in_dims=(0, False))(x, x), TypeError,
+     "in_dims holds the bool False, not a dim"),
 ])
 def test_errors_as_pytorch(call, error, message):
     with pytest.raises(error) as info:
@@ -244,3 +250,15 @@ def test_a_setup_context_function_without_a_vmap_rule_says_so():
                        "have vmap support. Please override and implement the vmap "
                        "staticmethod or set generate_vmap_rule=True."):
         vmap(Triple.apply)(x)
+
+
+@pytest.mark.task("13.3")
+def test_the_mapped_function_is_wrapped_as_pytorch_wraps_it():
+    # PyTorch 2.13: vmap(f).__name__ == 'f', its __doc__ is f's, __wrapped__ is f.
+    def scaled(a):
+        """Twice a."""
+        return a * 2
+
+    mapped = vmap(scaled)
+    assert (mapped.__name__, mapped.__doc__, mapped.__wrapped__) == ("scaled", "Twice a.",
+                                                                     scaled)
