@@ -18,7 +18,6 @@ reduces each window instead of multiplying it by a kernel.
   matrix per dimension.
 """
 
-import itertools
 import math
 from collections import namedtuple
 
@@ -195,20 +194,25 @@ def avg_pool_array(x, geometry, out, divisors):
 
 
 def avg_pool_adjoint_array(grad, input_shape, geometry, divisors):
-    """Spread each ``grad / divisor`` evenly over its window (what the windows read)."""
+    """Spread each ``grad / divisor`` evenly over its window (what the windows read).
+
+    A window is a box, one interval per axis, so the spreading goes one axis at a time:
+    along an axis, output position ``i`` hands its value to the ``k`` places ``i * s +
+    t`` (``t < k``) of the padded input, and ``np.add.at`` sums what overlapping
+    windows hand to the same place; the padding is cut off after each axis."""
     n = len(geometry.kernel)
-    out = grad.shape[-n:]
-    spatial = input_shape[-n:]
-    share = grad / divisors.astype(grad.dtype, copy=False)
-    padded = []
-    for size, k, s, p, o in zip(spatial, geometry.kernel, geometry.stride, geometry.padding, out):
-        padded.append(max(size + 2 * p, (o - 1) * s + k))
-    total = np.zeros(tuple(input_shape[:-n]) + tuple(padded), dtype=grad.dtype)
-    for k in itertools.product(*(range(size) for size in geometry.kernel)):
-        where = tuple(slice(i, i + s * (o - 1) + 1, s) for i, s, o in zip(k, geometry.stride, out))
-        total[(Ellipsis,) + where] += share
-    inner = tuple(slice(p, p + size) for size, p in zip(spatial, geometry.padding))
-    return np.ascontiguousarray(total[(Ellipsis,) + inner])
+    spread = grad / divisors.astype(grad.dtype, copy=False)
+    for axis, (size, k, s, p) in enumerate(zip(input_shape[-n:], geometry.kernel,
+                                                geometry.stride, geometry.padding)):
+        axis += grad.ndim - n
+        along = np.moveaxis(spread, axis, 0)
+        o = along.shape[0]
+        places = (np.arange(o)[:, None] * s + np.arange(k)).ravel()
+        total = np.zeros((max(size + 2 * p, (o - 1) * s + k),) + along.shape[1:],
+                         dtype=grad.dtype)
+        np.add.at(total, places, np.repeat(along, k, axis=0))
+        spread = np.moveaxis(total[p:p + size], 0, axis)
+    return np.ascontiguousarray(spread)
 
 
 class AvgPool2d(BuiltinFunction):
