@@ -1100,6 +1100,9 @@ def _check_conv_shapes(x, weight, bias, padding, dilation, groups):
     w_shape, x_shape = list(weight.shape), list(x.shape)
     if not isinstance(groups, int) or groups <= 0:
         raise RuntimeError("non-positive groups is not supported")
+    if weight.shape[0] == 0:
+        raise RuntimeError(f"Given groups={groups}, expected weight to be at least 1 at "
+                           f"dimension 0, but got weight of size {w_shape} instead")
     if weight.shape[0] % groups:
         raise RuntimeError(f"Given groups={groups}, expected weight to be divisible by {groups} "
                            f"at dimension 0, but got weight of size [{w_shape}] instead")

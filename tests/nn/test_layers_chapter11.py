@@ -149,6 +149,22 @@ def test_conv2d_matches_pytorch():
 
 
 @pytest.mark.task("11.3")
+def test_conv2d_of_an_empty_batch_and_its_contiguous_output():
+    # PyTorch 2.13: a batch of 0 gives a (0, C_out, *out) result, and backward gives zero
+    # gradients for the weight and the bias; the output of a convolution is contiguous.
+    x = torch.ones(0, 4, 5, 5, requires_grad=True)
+    w = torch.ones(6, 2, 3, 3, requires_grad=True)
+    b = torch.ones(6, requires_grad=True)
+    y = F.conv2d(x, w, b, stride=2, padding=1, groups=2)
+    assert tuple(y.shape) == (0, 6, 3, 3) and y.is_contiguous()
+    y.sum().backward()
+    assert tuple(x.grad.shape) == (0, 4, 5, 5)
+    assert w.grad.abs().sum().item() == 0 and b.grad.tolist() == [0.0] * 6
+    strided = values((2, 3, 6, 6)).transpose(2, 3)
+    assert F.conv2d(strided, values((4, 3, 3, 3)), stride=2, dilation=2).is_contiguous()
+
+
+@pytest.mark.task("11.3")
 def test_conv2d_same_padding_with_an_even_kernel_matches_pytorch():
     # the extra padding of an even kernel goes at the end, as in PyTorch
     x, w = values((1, 2, 4, 5)), values((3, 2, 2, 3))

@@ -34,6 +34,9 @@ ROWS = [
         'Input type \\(float\\) and bias type \\(double\\) should be the same'),
     Row('F.conv2d(torch.ones(1, 3, 5, 5), torch.ones(4, 3, 3, 3), torch.ones(5))', RuntimeError,
         'Given weight of size \\[4, 3, 3, 3\\], expected bias to be 1-dimensional with'),
+    Row('F.conv2d(torch.ones(1, 3, 5, 5), torch.ones(0, 3, 3, 3))', RuntimeError,
+        'Given groups=1, expected weight to be at least 1 at dimension 0, but got weight of '
+        'size \\[0, 3, 3, 3\\] instead'),
     Row('F.conv2d(torch.ones(1, 3, 5, 5), torch.ones(4, 3, 3, 3), stride=0)', RuntimeError,
         'non-positive stride is not supported'),
     Row('F.conv2d(torch.ones(1, 3, 5, 5), torch.ones(4, 3, 3, 3), padding=-1)', RuntimeError,

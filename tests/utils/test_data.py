@@ -290,6 +290,25 @@ def test_samplers():
 
 
 @pytest.mark.task("10.2")
+@pytest.mark.parametrize("num_samples", [None, 7])
+@pytest.mark.parametrize("seeded", ["generator", "global"])
+def test_an_epoch_draws_one_permutation_after_the_whole_passes(num_samples, seeded):
+    # As PyTorch: an epoch of 5 (or 7) indices out of 5 draws two permutations, the second
+    # even when none of it is used, so the second epoch starts with the third permutation.
+    def sampler(count):
+        if seeded == "global":
+            torch.manual_seed(3)
+            return RandomSampler(range(5), num_samples=count)
+        return RandomSampler(range(5), num_samples=count,
+                             generator=torch.Generator().manual_seed(3))
+
+    three_permutations = list(sampler(15))
+    twice = sampler(num_samples)
+    list(twice)
+    assert list(twice)[:5] == three_permutations[10:]
+
+
+@pytest.mark.task("10.2")
 def test_sampler_errors_match_pytorch():
     with pytest.raises(ValueError, match="^num_samples should be a positive integer value, but got num_samples=0$"):
         RandomSampler(ten(), num_samples=0)

@@ -86,7 +86,8 @@ def im2col(win):
     n = (win.ndim - 2) // 2
     order = (0,) + tuple(range(2, 2 + n)) + (1,) + tuple(range(2 + n, 2 + 2 * n))
     rows = win.shape[0] * math.prod(win.shape[2:2 + n])
-    return np.ascontiguousarray(win.transpose(order)).reshape(rows, -1)
+    columns = win.shape[1] * math.prod(win.shape[2 + n:])
+    return np.ascontiguousarray(win.transpose(order)).reshape(rows, columns)
     ### END SOLUTION 11.3
 
 

@@ -99,9 +99,12 @@ class RandomSampler(Sampler):
 
     def __iter__(self):
         """``num_samples`` indices: with replacement, drawn independently (``_randint``);
-        without, the first ``num_samples`` of as many permutations (``_randperm``) as needed,
-        one new permutation per pass.  The random numbers come from ``generator``, else from
-        the global generator."""
+        without, one permutation (``_randperm``) for each whole pass over the data
+        (``num_samples // n`` of them), then one more, of which the first ``num_samples %
+        n`` are taken.  That last one is drawn even when none of it is taken (``num_samples``
+        a multiple of ``n``, the default): PyTorch does so, and the next epoch's order, the
+        book's printed shuffles among them, depends on how many numbers were drawn before.
+        The random numbers come from ``generator``, else from the global generator."""
         ### BEGIN SOLUTION 10.2
         n = len(self.data_source)
         if self.replacement:
