@@ -140,10 +140,10 @@ class Tracer:
     def create_arg(self, a):
         """A value as a graph argument: a proxy becomes its node and a node stays; a
         tensor becomes a get_attr node (``_tensor_arg``); tuples, lists, namedtuples,
-        dicts and slices are rebuilt item by item (a tuple or list subclass that is
-        not a namedtuple becomes a tuple); None, bools, ints, floats, strings,
-        Ellipsis and ``_is_plain_value``s stay as they are. Anything else:
-        NotImplementedError naming its type."""
+        dicts and slices are rebuilt item by item (as in PyTorch, a list subclass
+        becomes a list, and a tuple subclass that is not a namedtuple a tuple); None,
+        bools, ints, floats, strings, Ellipsis and ``_is_plain_value``s stay as they
+        are. Anything else: NotImplementedError naming its type."""
         ### BEGIN SOLUTION 18.2
         from .._tensor import Tensor
         if isinstance(a, Proxy):
@@ -156,7 +156,7 @@ class Tracer:
             return type(a)(*[self.create_arg(x) for x in a])
         if isinstance(a, (tuple, list)):
             items = [self.create_arg(x) for x in a]
-            return items if type(a) is list else tuple(items)
+            return items if isinstance(a, list) else tuple(items)
         if isinstance(a, dict):
             return dict(zip(a.keys(), map(self.create_arg, a.values())))
         if isinstance(a, slice):
