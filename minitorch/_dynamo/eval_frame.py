@@ -457,10 +457,18 @@ class Replay:
 
 
 def _argument_names(fn):
+    """The names ``flatten_inputs`` gives positional arguments: ``fn``'s parameters up
+    to a ``*rest`` (written with its star); none when the signature cannot be read."""
     try:
-        return [p.name for p in inspect.signature(fn).parameters.values()]
+        params = inspect.signature(fn).parameters.values()
     except (TypeError, ValueError):
         return []
+    names = []
+    for p in params:
+        if p.kind in (p.KEYWORD_ONLY, p.VAR_KEYWORD):
+            break
+        names.append("*" + p.name if p.kind is p.VAR_POSITIONAL else p.name)
+    return names
 
 
 # ----- the public wrappers ------------------------------------------------------------------------

@@ -213,6 +213,26 @@ def test_guards_name_inputs_inside_lists_and_dicts_and_plain_values(monkeypatch)
     assert len(backend.graphs) == 2
 
 
+def first_plus_rest(x, *rest):
+    return x + rest[0] + rest[1]
+
+
+@pytest.mark.task("19.1")
+def test_guards_name_the_items_of_star_args_as_pytorch_does(monkeypatch):
+    # PyTorch 2.13: "- 0/0: tensor 'rest[1]' size mismatch at index 0. expected 2,
+    # actual 3".
+    compiled = minitorch.compile(first_plus_rest, backend="eager", dynamic=False)
+    compiled(minitorch.ones(2), minitorch.ones(2), minitorch.ones(2))
+    monkeypatch.setattr(dynamo.config, "error_on_recompile", True)
+    for args, reason in [((2, 3, 2), "tensor 'rest[0]' size mismatch at index 0. "
+                                     "expected 2, actual 3"),
+                         ((2, 2, 3), "tensor 'rest[1]' size mismatch at index 0. "
+                                     "expected 2, actual 3")]:
+        with pytest.raises(dynamo.exc.RecompileError) as info:
+            compiled(*[minitorch.ones(n) for n in args])
+        assert str(info.value).endswith(f"    - 0/0: {reason}")
+
+
 def first_times_count(xs):
     return xs[0] * len(xs)
 
