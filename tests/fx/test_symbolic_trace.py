@@ -468,3 +468,31 @@ def test_a_name_patched_twice_for_a_trace_is_put_back_to_the_real_function():
     gm = fx.symbolic_trace(module.root)
     assert "math_sqrt(x)" in gm.code
     assert module.sqrt is math.sqrt
+
+
+class ScaledByKeyword(nn.Module):
+    def forward(self, x, *, scale=2.0):
+        return x * scale
+
+
+def shifted_by_keyword(x, *, shift):
+    return x + shift
+
+
+def test_a_keyword_only_parameter_becomes_an_ordinary_input():
+    # PyTorch 2.13 writes the same code; the traced module takes the value by position
+    # or by keyword.
+    gm = fx.symbolic_trace(ScaledByKeyword())
+    assert gm.code == """
+
+
+def forward(self, x, scale = 2.0):
+    mul = x * scale;  x = scale = None
+    return mul
+    """
+    x = minitorch.ones(2)
+    assert [gm(x).tolist(), gm(x, scale=3.0).tolist(), gm(x, 4.0).tolist()] == [
+        [2.0, 2.0], [3.0, 3.0], [4.0, 4.0]]
+    gm = fx.symbolic_trace(shifted_by_keyword)
+    assert "def forward(self, x, shift):\n" in gm.code
+    assert gm(x, shift=1.0).tolist() == [2.0, 2.0]
