@@ -342,9 +342,11 @@ class _Patches:
         ``Module.__getattr__`` through ``tracer.getattr`` (one cache for the trace);
         every public function of ``_NAMESPACES`` not in ``_NOT_RECORDED`` becomes
         ``_recording`` of it; in ``fn``'s globals, every value whose id is in the
-        tracer's ``_autowrap_ids``; and every name of ``_WRAP_SITES`` in its globals
-        (a builtin like ``len`` when the globals do not define it) becomes a
-        recording stand-in too. Returns self."""
+        tracer's ``_autowrap_ids``; and each name ``fx.wrap`` was given, in the
+        globals of the module where ``wrap`` was called (``_WRAP_SITES`` keeps them;
+        that module's function may be called from anywhere in the trace), becomes a
+        recording stand-in too (for a builtin like ``len`` that those globals do not
+        define, the stand-in is added to them). Returns self."""
         ### BEGIN SOLUTION 18.2
         from ..nn import Module
         tracer = self.tracer

@@ -8,6 +8,7 @@ names its functions where the user finds them (``minitorch.relu``,
 """
 
 import math
+import operator
 from math import sqrt
 
 import numpy as np
@@ -468,6 +469,16 @@ def test_a_name_patched_twice_for_a_trace_is_put_back_to_the_real_function():
     gm = fx.symbolic_trace(module.root)
     assert "math_sqrt(x)" in gm.code
     assert module.sqrt is math.sqrt
+
+
+def test_a_function_is_wrapped_where_wrap_was_called():
+    # halve is fx.wrap'ed in the module that calls it, not in this one (where the traced
+    # function lives): the call is recorded all the same, as in PyTorch 2.13.
+    from . import imports_and_wraps_sqrt as module
+    gm = fx.symbolic_trace(lambda x: module.halved(x) + 1)
+    assert [(n.op, n.target) for n in gm.graph.nodes][1:3] == [
+        ("call_function", module.halve), ("call_function", operator.add)]
+    assert gm(minitorch.ones(2)).tolist() == [1.5, 1.5]
 
 
 class ScaledByKeyword(nn.Module):
