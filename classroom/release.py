@@ -234,7 +234,7 @@ def note_later_stops(course, out, assignment, tasks, stubbed_ids):
             [i for i in own.get(page, []) if i not in stopped],
             [by_id[i] for i in sorted(stopped, key=order.index)],
             assignment, done and (done.section, [by_id[i] for i in done.tasks]),
-            explained=explained, order=order))
+            explained=explained, order=order, on_page=own.get(page, ())))
         cell.metadata["tags"] = [NOTE_TAG]
         at = 1 if notebook.cells and notebook.cells[0].cell_type == "markdown" else 0
         notebook.cells.insert(at, cell)
@@ -243,18 +243,22 @@ def note_later_stops(course, out, assignment, tasks, stubbed_ids):
     return changed
 
 
-def later_stops_note(own_ids, stops, assignment, when_done=None, explained=(), order=()):
+def later_stops_note(own_ids, stops, assignment, when_done=None, explained=(), order=(),
+                     on_page=()):
     """The note's words: the page's own tasks, the others its cells stop at until they
     are written, and ``when_done``: ``(section, tasks)`` where the page still stops with
     the whole assignment written, and every later assignment's task it then reaches.
     ``explained``: tasks (not the page's own) that the page explains part of;
-    ``order``: the syllabus' task ids (to say whether a task comes after the page's)."""
+    ``order``: the syllabus' task ids (to say whether a task comes after the page's);
+    ``on_page``: tasks written on this page (a stop at one of them says so)."""
     def name(task):
         place = order.index(task.id) if order and own_ids else None
         when = ("" if place is None else "later " if place > max(map(order.index, own_ids))
                 else "earlier " if place < min(map(order.index, own_ids)) else "")
         when = (when + "in this assignment" if task.assignment == assignment else
                 f"with assignment {task.assignment}")
+        if task.id in on_page and task.id not in own_ids:
+            when += ", further down this page"
         title = task.title.replace("_", "\\_").replace("*", "\\*")   # markdown's emphasis
         return f"task {task.id} ({title}), which comes {when}"
 
@@ -557,9 +561,11 @@ some more: passing `check` is a very good sign, not a promise.
 
 ## The other commands
 
-- `make test` runs all the tests and every notebook (about 20 minutes on two cores);
-  tests that reach an unfinished task are reported as one `not done yet` line per task
-  (skipped, not failed). `make check` is the quick one.
+- `make test` runs all the tests and every notebook (5 to 10 minutes on two cores: more
+  of the pages run as more of the course is written), without comparing the notebooks'
+  printed outputs with the book's (your correct code may print other digits); tests that
+  reach an unfinished task are reported as one `not done yet` line per task (skipped,
+  not failed). `make check` is the quick one.
 - One page alone: run pytest with the thread limits `make test` sets (without them,
   numpy's BLAS threads may fight over the cores and slow a page such as 17_gpt a lot):
   `OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1 MKL_NUM_THREADS=1

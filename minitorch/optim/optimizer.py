@@ -181,8 +181,11 @@ class Optimizer:
 
         Parameters are numbered in the order the groups list them, so the
         dict holds no reference to the model and fits another copy of it.
-        As in PyTorch, the state tensors are the optimizer's own (not
-        copies): save the dict, or deep-copy it, to keep a snapshot.
+        A parameter's entry in ``self.state`` goes under its number; an entry
+        whose key is not a tensor (``opt.state["extra"] = 5``) is kept under
+        its own key, as PyTorch keeps it.  As in PyTorch, the state tensors
+        are the optimizer's own (not copies): save the dict, or deep-copy it,
+        to keep a snapshot.
         """
         ### BEGIN SOLUTION 9.1
         index = {}

@@ -1,4 +1,4 @@
-"""SGD's momentum (classroom task 9.1) and Adam's moments and step (task 9.2), chapter 9.
+"""SGD's momentum and Adam's moments and step (classroom task 9.1, the optimizer family), chapter 9.
 
 The trajectories are PyTorch 2.13's (the rows of ``test_optim.py`` and
 ``test_trajectories.py`` that go through momentum or Adam), and the state after one and
