@@ -244,7 +244,7 @@ class Tracer:
         NotImplementedError naming the parameter."""
         ### BEGIN SOLUTION 18.2
         params = list(inspect.signature(fn).parameters.values())
-        args, kwargs = ([self.root] if is_module else []), {}
+        args, by_keyword = ([self.root] if is_module else []), {}
         if is_module:
             params = params[1:]
         for param in params:
@@ -259,10 +259,10 @@ class Tracer:
                 value = self.create_proxy("placeholder", param.name,
                                           () if default is param.empty else (default,), {})
             if param.kind is param.KEYWORD_ONLY:
-                kwargs[param.name] = value
+                by_keyword[param.name] = value
             else:
                 args.append(value)
-        return args, kwargs
+        return args, by_keyword
         ### END SOLUTION 18.2
 
     def _concrete(self, name, value):
