@@ -167,6 +167,23 @@ def test_register_parameter_errors():
 
 
 @pytest.mark.task("7.1")
+def test_register_parameter_refuses_a_non_leaf():
+    # a Parameter that does not require grad, changed in place by one that does,
+    # is no longer a leaf (PyTorch 2.13 refuses it with these words)
+    p = Parameter(torch.zeros(2), requires_grad=False)
+    p.mul_(torch.ones(2, requires_grad=True))
+    lin = nn.Linear(1, 1)
+    message = ("^Cannot assign non-leaf Tensor to parameter 'w'. Model parameters must be "
+               "created explicitly. To express 'w' as a function of another Tensor, compute "
+               r"the value in the forward\(\) method.$")
+    with pytest.raises(ValueError, match=message):
+        lin.register_parameter("w", p)
+    with pytest.raises(ValueError, match=message):
+        lin.w = p
+    assert "w" not in lin._parameters
+
+
+@pytest.mark.task("7.1")
 def test_names_of_class_attributes_are_taken():
     # forward is an attribute of the class, not of the instance: still taken
     m = nn.Module()
