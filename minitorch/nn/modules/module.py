@@ -313,8 +313,9 @@ class Module:
         """Add a tensor that is state but not a parameter (e.g. BatchNorm's running mean).
 
         Buffers appear in ``buffers()``; persistent ones (the default) also in
-        ``state_dict()`` (the names of the others are kept in
-        ``_non_persistent_buffers_set``).  ``tensor`` may be None.  Refused: before
+        ``state_dict()``.  ``_non_persistent_buffers_set`` holds the names of the
+        others, as last registered: registering a name again with ``persistent=True``
+        takes it out.  ``tensor`` may be None.  Refused: before
         ``Module.__init__`` (AttributeError "cannot assign buffer before
         Module.__init__() call"), a bad name (``_check_new_name``), a value that is
         not a Tensor (TypeError "cannot assign '<type>' object to buffer '<name>'
@@ -365,7 +366,8 @@ class Module:
         a name that is not a string ("<kind> name should be a string. Got <type>"), a
         KeyError for a dotted name ("<kind> name can't contain \".\""), an empty one
         ("<kind> name can't be empty string \"\"") or one that already names another
-        attribute ("attribute '<name>' already exists")."""
+        attribute, one of the class's included, e.g. ``forward`` ("attribute '<name>'
+        already exists")."""
         ### BEGIN SOLUTION 7.1
         if not isinstance(name, str):
             raise TypeError(f"{kind} name should be a string. Got {_typename(name)}")
