@@ -31,12 +31,13 @@ class Row:
     """One misuse: ``source`` (run as a function body), PyTorch's exception type,
     a regex for the message (or None), and whether the readability check applies."""
 
-    def __init__(self, source, kind, pattern=None, plain=True, note=""):
+    def __init__(self, source, kind, pattern=None, plain=True, note="", mark=None):
         self.source = textwrap.dedent(source).strip()
         self.kind = kind
         self.pattern = pattern
         self.plain = plain
         self.note = note
+        self.mark = mark        # e.g. pytest.mark.task("6.8"): the course task that grades it
 
     def call(self, namespace):
         body = textwrap.indent(self.source, "    ")
@@ -57,7 +58,7 @@ def namespace(**extra):
 
 
 def params(rows):
-    return [pytest.param(row, id=row.id) for row in rows]
+    return [pytest.param(row, id=row.id, marks=[row.mark] if row.mark else []) for row in rows]
 
 
 def assert_readable(message):

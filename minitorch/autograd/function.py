@@ -251,9 +251,17 @@ class BackwardCFunction(Node, FunctionCtx):
         ### END SOLUTION 6.8
 
     def _check_gradient(self, i, grad, meta):
-        """Gradient number ``i`` checked against ``meta``, its input's ``(shape, dtype)``
-        (None for a tensor that needs no gradient, False for an argument that is no tensor):
-        summed to the input's shape if it broadcasts to it, converted to its dtype."""
+        """Gradient number ``i`` (from 0) checked against ``meta``, its input's ``(shape,
+        dtype)`` (None for a tensor that needs no gradient, False for an argument that is
+        no tensor), as PyTorch checks it.  A None gradient stays None.  Any other for an
+        argument that is no tensor is a RuntimeError ``function <name> returned a gradient
+        different than None at position <i + 1>, but the corresponding forward input was
+        not a Variable`` (counted from 1; ``<name>`` is ``self.name()``); for a tensor that
+        needs no gradient it is dropped (None), whatever it is.  Otherwise a gradient that
+        is no Tensor is a RuntimeError ``expected Variable or None (got str)`` (its type's
+        name); a Tensor is summed to the input's shape if it broadcasts to it (else the
+        RuntimeError ``Function <name> returned an invalid gradient at index <i> - got [3]
+        but expected shape compatible with [2]``) and converted to the input's dtype."""
         ### BEGIN SOLUTION 6.8
         if grad is None:
             return None
