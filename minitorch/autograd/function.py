@@ -74,7 +74,9 @@ class FunctionCtx:
         ### END SOLUTION 6.8
 
     def mark_dirty(self, *tensors):
-        """Declare the inputs that ``forward`` modified in place (and returns)."""
+        """Declare the inputs that ``forward`` modified in place (and returns).  Anything
+        but a tensor is PyTorch's TypeError ``mark_dirty can only accept variables, but
+        argument 0 is of type int`` (its position and type name)."""
         ### BEGIN SOLUTION 6.8
         _only_tensors(tensors, "mark_dirty can only accept variables, but argument {i} is "
                                "of type {kind}")

@@ -96,7 +96,9 @@ class Mean(BuiltinFunction):
     @staticmethod
     def backward(ctx, grad):
         """``grad`` shared out evenly: expanded to ``a``'s shape and divided by its number of
-        elements (1 for an empty tensor, so no division by zero).  One value."""
+        elements (1 for an empty tensor, so no division by zero).  One value.  (In this
+        module ``max``, ``min`` and ``sum`` are minitorch's reductions: for numbers use
+        ``builtins.max``.)"""
         ### BEGIN SOLUTION 6.6
         count = builtins.max(int(np.prod(ctx.shape)), 1)
         return grad.expand(ctx.shape) / count
