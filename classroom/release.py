@@ -522,9 +522,11 @@ every task checked passes (3 when nothing failed but some are not done yet).
 
 `make setup-check` installs `requirements-check.txt` (numpy, pytest, hypothesis, the
 notebook reader and the few packages the chapters' code imports), exactly what your
-repository's CI installs. To read and run the book itself (Jupyter, the book's build
-tools, Graphviz; a few minutes), run `make setup` once; `make test`, `make book` and
-`make lab` need it (they run it themselves when it has not been done). Without `make`:
+repository's CI installs. To read and run the book's pages (`make lab`, or
+`.venv/bin/jupyter nbconvert --to markdown book/NAME.ipynb` for a page as text), build the
+book or run `make test`, run `make setup` once (Jupyter, the book's build tools, Graphviz;
+a few minutes); `make test`, `make book` and `make lab` run it themselves when it has not
+been done. Without `make`:
 
 ```bash
 python3 -m venv .venv

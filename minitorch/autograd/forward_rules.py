@@ -130,9 +130,11 @@ def through_backward(cls):
 def _binary(da, db):
     """``y = f(a, b)``: ``ta * da + tb * db``.  ``tangents`` has one entry per argument,
     None where there is no tangent: an input without one at this level, or ``b`` given
-    as a Python number (``da`` then gets the number as it is); so either term may be
-    missing, never both.  The result has ``out``'s shape: a tangent of an input that
-    broadcasts against the other is expanded to it (``_fit``)."""
+    as a Python number (``primals[1]`` is then that number, and ``da`` gets it as it
+    is); so either term may be missing, never both.  The result has ``out``'s shape:
+    for mul and div each term already has it (a tangent times a factor of the other
+    input's shape), and ``_fit`` expands a term that does not, should a rule built
+    here have a factor that does not broadcast to ``out``."""
     def rule(primals, tangents, out, args):
         ### BEGIN SOLUTION 12.1
         a, b = primals[0], primals[1]
