@@ -180,9 +180,12 @@ class CompiledCode:
         ### END SOLUTION 19.1
 
     def dynamic_dims(self, flat):
-        """Which dims of which inputs to capture as symbolic sizes: all of them with
-        ``dynamic=True`` (sizes 0 and 1 stay fixed, as in PyTorch), those marked with
-        ``mark_dynamic``, and, by default, those whose size changed before."""
+        """Which dims of which inputs to capture as symbolic sizes, as a dict from an
+        input's position in ``flat`` to the set of its dims (inputs with none left
+        out): all of them with ``dynamic=True`` (sizes 0 and 1 stay fixed, as in
+        PyTorch), those marked with ``mark_dynamic`` whatever ``dynamic`` is (PyTorch
+        too makes them symbolic under ``dynamic=False``), and, with ``dynamic=None``
+        (the default), those whose size changed before (``auto_dynamic``)."""
         ### BEGIN SOLUTION 19.1
         dims = {}
         for i, x in enumerate(flat):
@@ -457,10 +460,18 @@ class Replay:
 
 
 def _argument_names(fn):
+    """The names ``flatten_inputs`` gives positional arguments: ``fn``'s parameters up
+    to a ``*rest`` (written with its star); none when the signature cannot be read."""
     try:
-        return [p.name for p in inspect.signature(fn).parameters.values()]
+        params = inspect.signature(fn).parameters.values()
     except (TypeError, ValueError):
         return []
+    names = []
+    for p in params:
+        if p.kind in (p.KEYWORD_ONLY, p.VAR_KEYWORD):
+            break
+        names.append("*" + p.name if p.kind is p.VAR_POSITIONAL else p.name)
+    return names
 
 
 # ----- the public wrappers ------------------------------------------------------------------------

@@ -19,8 +19,10 @@ __all__ = ["Guards", "flatten_inputs"]
 def flatten_inputs(args, kwargs, names):
     """The tensors and plain values of a call, in order, each with a name (chapter 19,
     "Guards: what a graph assumes"): ``(flat, flat_names)``. Positional
-    arguments are named by ``names`` (the function's parameter names; ``args[i]``
-    past their end), keyword arguments by their key; lists and tuples are walked item
+    arguments are named by ``names`` (the function's parameter names, a ``*rest``
+    parameter with its star): from a ``*rest`` on, ``rest[0]``, ``rest[1]``... (as
+    PyTorch names them), and ``args[i]`` past the end of ``names`` when there is no
+    star; keyword arguments by their key; lists and tuples are walked item
     by item (``xs[0]``) and dicts value by value (``options['scale']``, the key by
     ``repr``); anything else (a tensor, a number, None) is one entry."""
     ### BEGIN SOLUTION 19.1
@@ -39,8 +41,12 @@ def flatten_inputs(args, kwargs, names):
         else:
             flat.append(x)
             flat_names.append(name)
+    star = next((k for k, name in enumerate(names) if name.startswith("*")), None)
     for i, a in enumerate(args):
-        walk(a, names[i] if i < len(names) else f"args[{i}]")
+        if star is not None and i >= star:
+            walk(a, f"{names[star][1:]}[{i - star}]")
+        else:
+            walk(a, names[i] if i < len(names) else f"args[{i}]")
     for k, v in kwargs.items():
         walk(v, k)
     return flat, flat_names

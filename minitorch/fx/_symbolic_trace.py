@@ -140,10 +140,10 @@ class Tracer:
     def create_arg(self, a):
         """A value as a graph argument: a proxy becomes its node and a node stays; a
         tensor becomes a get_attr node (``_tensor_arg``); tuples, lists, namedtuples,
-        dicts and slices are rebuilt item by item (a tuple or list subclass that is
-        not a namedtuple becomes a tuple); None, bools, ints, floats, strings,
-        Ellipsis and ``_is_plain_value``s stay as they are. Anything else:
-        NotImplementedError naming its type."""
+        dicts and slices are rebuilt item by item (as in PyTorch, a list subclass
+        becomes a list, and a tuple subclass that is not a namedtuple a tuple); None,
+        bools, ints, floats, strings, Ellipsis and ``_is_plain_value``s stay as they
+        are. Anything else: NotImplementedError naming its type."""
         ### BEGIN SOLUTION 18.2
         from .._tensor import Tensor
         if isinstance(a, Proxy):
@@ -156,7 +156,7 @@ class Tracer:
             return type(a)(*[self.create_arg(x) for x in a])
         if isinstance(a, (tuple, list)):
             items = [self.create_arg(x) for x in a]
-            return items if type(a) is list else tuple(items)
+            return items if isinstance(a, list) else tuple(items)
         if isinstance(a, dict):
             return dict(zip(a.keys(), map(self.create_arg, a.values())))
         if isinstance(a, slice):
@@ -207,16 +207,16 @@ class Tracer:
         the module as ``self``; a function by calling it, with an empty ``Module`` as
         the root. ``_prepare`` the root and a new ``Graph(tracer_cls=type(self))``,
         make the arguments (``_args_for_root``), call the function inside
-        ``_Patches(self, fn)``, and end the graph with an output node whose argument
-        is the result as a graph argument."""
+        ``_Patches(self, fn)`` with them (positional and keyword), and end the graph
+        with an output node whose argument is the result as a graph argument."""
         ### BEGIN SOLUTION 18.2
         from ..nn import Module
         is_module = isinstance(root, Module)
         root, fn = (root, type(root).forward) if is_module else (Module(), root)
         self._prepare(root, Graph(tracer_cls=type(self)))
-        args = self._args_for_root(fn, is_module, concrete_args or {})
+        args, kwargs = self._args_for_root(fn, is_module, concrete_args or {})
         with _Patches(self, fn):
-            result = fn(*args)
+            result = fn(*args, **kwargs)
         self.create_node("output", "output", (self.create_arg(result),), {})
         return self.graph
         ### END SOLUTION 18.2
@@ -232,15 +232,19 @@ class Tracer:
         ### END SOLUTION 18.2
 
     def _args_for_root(self, fn, is_module, concrete_args):
-        """The arguments to call ``fn`` with (the root first when ``fn`` is a module's
-        forward): a placeholder proxy per parameter of ``fn``, its target the
-        parameter's name and its args ``(default,)`` when the parameter has a
-        default; a parameter named in ``concrete_args`` (with a value other than
-        ``PH``) is passed as ``_concrete`` makes it. ``*args`` or ``**kwargs`` in the
-        signature: NotImplementedError naming the parameter."""
+        """The arguments to call ``fn`` with, ``(args, kwargs)`` (the root first in
+        ``args`` when ``fn`` is a module's forward): a placeholder proxy per parameter
+        of ``fn``, its target the parameter's name and its args ``(default,)`` when the
+        parameter has a default; a parameter named in ``concrete_args`` (with a value
+        other than ``PH``) is passed as ``_concrete`` makes it. A keyword-only
+        parameter (after ``*``) is passed by keyword, in ``kwargs``; its placeholder is
+        made like any other, so the generated ``forward`` takes it as an ordinary
+        parameter (PyTorch 2.13: ``def forward(self, x, *, scale=2.0)`` becomes ``def
+        forward(self, x, scale = 2.0)``). ``*args`` or ``**kwargs`` in the signature:
+        NotImplementedError naming the parameter."""
         ### BEGIN SOLUTION 18.2
         params = list(inspect.signature(fn).parameters.values())
-        args = [self.root] if is_module else []
+        args, by_keyword = ([self.root] if is_module else []), {}
         if is_module:
             params = params[1:]
         for param in params:
@@ -249,13 +253,16 @@ class Tracer:
                     f"symbolic_trace does not trace *args or **kwargs ({param.name} of "
                     f"{fn.__name__}): give each input a name")
             if param.name in concrete_args and concrete_args[param.name] is not PH:
-                args.append(self._concrete(param.name, concrete_args[param.name]))
-                continue
-            default = param.default
-            ph = self.create_proxy("placeholder", param.name,
-                                   () if default is param.empty else (default,), {})
-            args.append(ph)
-        return args
+                value = self._concrete(param.name, concrete_args[param.name])
+            else:
+                default = param.default
+                value = self.create_proxy("placeholder", param.name,
+                                          () if default is param.empty else (default,), {})
+            if param.kind is param.KEYWORD_ONLY:
+                by_keyword[param.name] = value
+            else:
+                args.append(value)
+        return args, by_keyword
         ### END SOLUTION 18.2
 
     def _concrete(self, name, value):
@@ -335,9 +342,11 @@ class _Patches:
         ``Module.__getattr__`` through ``tracer.getattr`` (one cache for the trace);
         every public function of ``_NAMESPACES`` not in ``_NOT_RECORDED`` becomes
         ``_recording`` of it; in ``fn``'s globals, every value whose id is in the
-        tracer's ``_autowrap_ids``; and every name of ``_WRAP_SITES`` in its globals
-        (a builtin like ``len`` when the globals do not define it) becomes a
-        recording stand-in too. Returns self."""
+        tracer's ``_autowrap_ids``; and each name ``fx.wrap`` was given, in the
+        globals of the module where ``wrap`` was called (``_WRAP_SITES`` keeps them;
+        that module's function may be called from anywhere in the trace), becomes a
+        recording stand-in too (for a builtin like ``len`` that those globals do not
+        define, the stand-in is added to them). Returns self."""
         ### BEGIN SOLUTION 18.2
         from ..nn import Module
         tracer = self.tracer

@@ -27,18 +27,15 @@ class Interpreter:
         self.graph = graph if graph is not None else module.graph
         self.env = {}
         self.garbage_collect_values = garbage_collect_values
-        self.user_to_last_uses = {}
-        if garbage_collect_values:          # drop each value after its last reader
-            last_reader = {}
-            for node in self.graph.nodes:
-                last_reader.update(dict.fromkeys(node.all_input_nodes, node))
-            for value, reader in last_reader.items():
-                self.user_to_last_uses.setdefault(reader, []).append(value)
 
     def run(self, *args, initial_env=None, enable_io_processing=True):
-        """Run the graph on ``args``; returns what its output node returns."""
+        """Run the graph on ``args``; returns what its output node returns.  With
+        ``garbage_collect_values``, a value leaves ``env`` once every node that reads
+        it has run (each run counts down its inputs' readers), so its memory can go
+        before the graph ends."""
         self.env = initial_env if initial_env is not None else {}
         self.args_iter = iter(args)
+        readers_left = {node: len(node.users) for node in self.graph.nodes}
         for node in self.graph.nodes:
             if node in self.env:
                 continue
@@ -50,8 +47,10 @@ class Interpreter:
                     e.args = ((f"{e.args[0]}\n\n{note}" if e.args else note),) + e.args[1:]
                 raise
             if self.garbage_collect_values:
-                for dead in self.user_to_last_uses.get(node, []):
-                    del self.env[dead]
+                for value in node.all_input_nodes:
+                    readers_left[value] -= 1
+                    if readers_left[value] == 0:
+                        self.env.pop(value, None)
             if node.op == "output":
                 return self.env[node]
         return None

@@ -119,6 +119,27 @@ def test_guards_recompile_with_pytorchs_reason():
     assert len(backend.graphs) == 4
 
 
+@pytest.mark.task("19.1")
+def test_a_submodules_training_flag_is_guarded_too(monkeypatch):
+    # PyTorch 2.13 recompiles here too; its guard reads "fn._modules['1'].training == True".
+    backend = Recorder()
+    model = nn.Sequential(nn.Linear(3, 3), nn.Dropout())
+    compiled = minitorch.compile(model, backend=backend, dynamic=False)
+    compiled(minitorch.randn(4, 3))
+    model[1].eval()                      # the root's own flag does not change
+    monkeypatch.setattr(dynamo.config, "error_on_recompile", True)
+    with pytest.raises(dynamo.exc.RecompileError) as info:
+        compiled(minitorch.randn(4, 3))
+    assert str(info.value).endswith(
+        "    - 0/0: a module's training flag changed (train() or eval())")
+    monkeypatch.setattr(dynamo.config, "error_on_recompile", False)
+    x = minitorch.randn(4, 3)
+    assert compiled(x).tolist() == model(x).tolist()
+    assert compiled._compiled.recompile_reasons == [
+        "a module's training flag changed (train() or eval())"]
+    assert len(backend.graphs) == 2
+
+
 def scaled_sum(x):
     return (x * 3).sum()
 
@@ -190,6 +211,26 @@ def test_guards_name_inputs_inside_lists_and_dicts_and_plain_values(monkeypatch)
     assert compiled(*inputs(n=3)).tolist() == [4.0, 4.0]
     assert compiled._minitorch_compiled.recompile_reasons == ["n == 2"]
     assert len(backend.graphs) == 2
+
+
+def first_plus_rest(x, *rest):
+    return x + rest[0] + rest[1]
+
+
+@pytest.mark.task("19.1")
+def test_guards_name_the_items_of_star_args_as_pytorch_does(monkeypatch):
+    # PyTorch 2.13: "- 0/0: tensor 'rest[1]' size mismatch at index 0. expected 2,
+    # actual 3".
+    compiled = minitorch.compile(first_plus_rest, backend="eager", dynamic=False)
+    compiled(minitorch.ones(2), minitorch.ones(2), minitorch.ones(2))
+    monkeypatch.setattr(dynamo.config, "error_on_recompile", True)
+    for args, reason in [((2, 3, 2), "tensor 'rest[0]' size mismatch at index 0. "
+                                     "expected 2, actual 3"),
+                         ((2, 2, 3), "tensor 'rest[1]' size mismatch at index 0. "
+                                     "expected 2, actual 3")]:
+        with pytest.raises(dynamo.exc.RecompileError) as info:
+            compiled(*[minitorch.ones(n) for n in args])
+        assert str(info.value).endswith(f"    - 0/0: {reason}")
 
 
 def first_times_count(xs):
@@ -330,6 +371,49 @@ def test_mark_dynamic():
     dynamo.mark_dynamic(x, 0)
     compiled(x)
     assert "sym_size" in backend.graphs[0].code
+
+
+@pytest.mark.task("19.1")
+def test_mark_dynamic_makes_a_size_symbolic_even_with_dynamic_false():
+    # PyTorch 2.13: dynamic=False makes no size symbolic on its own, but a dim marked
+    # with mark_dynamic still is (its graph takes s77); 5 rows replay the 3-row graph.
+    backend = Recorder()
+    compiled = minitorch.compile(lambda x: x.view(x.shape[0] * 2) * 2, backend=backend,
+                                 dynamic=False)
+    x = minitorch.ones(3, 2)
+    dynamo.mark_dynamic(x, 0)
+    compiled(x)
+    assert "sym_size(x, 0)" in backend.graphs[0].code
+    assert compiled(minitorch.ones(5, 2)).tolist() == [2.0] * 10
+    assert len(backend.graphs) == 1
+
+
+@pytest.mark.task("19.1")
+def test_dynamic_true_leaves_sizes_0_and_1_fixed():
+    # PyTorch 2.13, x of shape (1, 3): the graph takes one symbolic size, dim 1's; the
+    # size 1 of dim 0 is written in.
+    backend = Recorder()
+    compiled = minitorch.compile(lambda x: x.view(x.shape[0] * x.shape[1]) * 2,
+                                 backend=backend, dynamic=True)
+    assert compiled(minitorch.ones(1, 3)).tolist() == [2.0, 2.0, 2.0]
+    code = backend.graphs[0].code
+    assert "sym_size(x, 1)" in code and "sym_size(x, 0)" not in code
+
+
+@pytest.mark.task("19.1")
+@pytest.mark.parametrize("transform", ["vmap", "jvp"])
+def test_a_compiled_function_inside_a_transform_runs_as_written(transform):
+    # PyTorch 2.13: torch.func.vmap / jvp of a compiled function never call its backend.
+    backend = Recorder()
+    compiled = minitorch.compile(lambda x: x * 2 + 1, backend=backend)
+    if transform == "vmap":
+        assert minitorch.func.vmap(compiled)(minitorch.ones(3, 2)).tolist() == \
+            [[3.0, 3.0]] * 3
+    else:
+        out, tangent = minitorch.func.jvp(compiled, (minitorch.ones(2),),
+                                          (minitorch.ones(2),))
+        assert (out.tolist(), tangent.tolist()) == ([3.0, 3.0], [2.0, 2.0])
+    assert backend.graphs == []
 
 
 def test_compile_as_a_decorator_with_arguments():

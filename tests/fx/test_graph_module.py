@@ -130,6 +130,30 @@ def test_interpreter_runs_node_by_node():
         fx.Interpreter(gm).run()
 
 
+def reuses(x):
+    a = x + 1
+    b = a * 2
+    return a + b
+
+
+@pytest.mark.parametrize("collect", [True, False])
+def test_interpreter_drops_a_value_once_its_last_reader_has_run(collect):
+    gm = fx.symbolic_trace(reuses)
+    held = []
+
+    class Watch(fx.Interpreter):
+        def run_node(self, n):
+            held.append((n.name, sorted(v.name for v in self.env)))
+            return super().run_node(n)
+    out = Watch(gm, garbage_collect_values=collect).run(minitorch.ones(2))
+    assert out.tolist() == [6.0, 6.0]
+    if collect:             # x goes after add, add and mul after add_1 reads them
+        assert held == [("x", []), ("add", ["x"]), ("mul", ["add"]),
+                        ("add_1", ["add", "mul"]), ("output", ["add_1"])]
+    else:
+        assert held[-1] == ("output", ["add", "add_1", "mul", "x"])
+
+
 def test_transformer_writes_a_new_graph():
     class Sigmoid(fx.Transformer):
         def call_module(self, target, args, kwargs):

@@ -7,6 +7,10 @@ names its functions where the user finds them (``minitorch.relu``,
 ``torch._C._nn.gelu``.
 """
 
+import math
+import operator
+from math import sqrt
+
 import numpy as np
 import pytest
 
@@ -376,3 +380,130 @@ def test_everything_patched_for_a_trace_is_put_back_even_after_an_error():
         globals()["helper"](minitorch.ones(1), 2).tolist() == [2.0]
     # a module called outside any trace runs as usual
     assert Small()(minitorch.ones(1, 3))["shape"] == 1
+
+
+# ----- what the walk of a7-graphs found untested (task 18.2) -----------------------------
+# Observed on PyTorch 2.13 for the same functions, except where a comment says otherwise.
+
+def root_plus_one(x):
+    return sqrt(x) + 1
+
+
+def test_a_math_function_imported_by_name_is_recorded_as_a_call():
+    # PyTorch 2.13 (autowrap_modules=(math,)): "sqrt = math_sqrt(x)"; it also writes a
+    # header line wrap("math_sqrt"), which minitorch does not.
+    gm = fx.symbolic_trace(root_plus_one)
+    assert "    sqrt = math_sqrt(x);  x = None\n    add = sqrt + 1;  sqrt = None\n" in gm.code
+    assert gm(minitorch.tensor(4.0)) == 3.0
+    assert sqrt is math.sqrt                        # put back after the trace
+
+
+def test_numpy_finds_no_dunder_on_a_proxy():
+    # numpy's scalar asks the proxy for __array_struct__ and friends before it gives way
+    # to the proxy's __rmul__. PyTorch 2.13's Proxy answers every name, dunders too, and
+    # fails here (ValueError: invalid __array_struct__); minitorch's answers no dunder
+    # (Proxy.__getattr__'s contract) and records the product.
+    gm = fx.symbolic_trace(lambda x: np.float64(2.0) * x)
+    assert "    mul = 2.0 * x;  x = None\n" in gm.code
+    assert gm(minitorch.ones(2)).tolist() == [2.0, 2.0]
+
+
+def pick(d):
+    return d["k"] * 2
+
+
+def both(xs):
+    return xs[0] + xs[1]
+
+
+fx.wrap("pick")
+fx.wrap("both")
+
+
+def test_a_proxy_inside_a_dict_argument_makes_the_call_a_node():
+    gm = fx.symbolic_trace(lambda x: pick({"k": x}) + 1)
+    assert "    pick = tests_fx_test_symbolic_trace_pick({'k': x});  x = None\n" in gm.code
+    assert [n.op for n in gm.graph.nodes] == ["placeholder", "call_function",
+                                              "call_function", "output"]
+    assert gm(minitorch.ones(2)).tolist() == [3.0, 3.0]
+
+
+class Row(list):
+    pass
+
+
+class Pair(tuple):
+    pass
+
+
+def test_list_and_tuple_subclasses_become_plain_lists_and_tuples():
+    # PyTorch 2.13 writes both([x, x]) and both((x, x)).
+    gm = fx.symbolic_trace(lambda x: both(Row([x, x])) * both(Pair([x, x])))
+    assert [type(n.args[0]) for n in gm.graph.nodes if n.target is both] == [list, tuple]
+    assert "tests_fx_test_symbolic_trace_both([x, x])" in gm.code
+    assert "tests_fx_test_symbolic_trace_both((x, x))" in gm.code
+    assert gm(minitorch.ones(2)).tolist() == [4.0, 4.0]
+
+
+def star_args(*args):
+    return args[0]
+
+
+def star_kwargs(x, **options):
+    return x
+
+
+@pytest.mark.parametrize("fn, name", [(star_args, "args"), (star_kwargs, "options")])
+def test_star_args_and_kwargs_are_refused_by_name(fn, name):
+    # PyTorch 2.13 traces them (def forward(self, *args) and reads args[0]); minitorch
+    # refuses them (book/differences.md).
+    with pytest.raises(NotImplementedError, match=rf"\({name}\b"):
+        fx.symbolic_trace(fn)
+
+
+def test_a_name_patched_twice_for_a_trace_is_put_back_to_the_real_function():
+    # A module that imports sqrt from math and fx.wraps it: the trace patches its sqrt
+    # twice (autowrap, then fx.wrap), and putting back last change first ends with
+    # math.sqrt again, as in PyTorch 2.13.
+    from . import imports_and_wraps_sqrt as module
+    gm = fx.symbolic_trace(module.root)
+    assert "math_sqrt(x)" in gm.code
+    assert module.sqrt is math.sqrt
+
+
+def test_a_function_is_wrapped_where_wrap_was_called():
+    # halve is fx.wrap'ed in the module that calls it, not in this one (where the traced
+    # function lives): the call is recorded all the same, as in PyTorch 2.13.
+    from . import imports_and_wraps_sqrt as module
+    gm = fx.symbolic_trace(lambda x: module.halved(x) + 1)
+    assert [(n.op, n.target) for n in gm.graph.nodes][1:3] == [
+        ("call_function", module.halve), ("call_function", operator.add)]
+    assert gm(minitorch.ones(2)).tolist() == [1.5, 1.5]
+
+
+class ScaledByKeyword(nn.Module):
+    def forward(self, x, *, scale=2.0):
+        return x * scale
+
+
+def shifted_by_keyword(x, *, shift):
+    return x + shift
+
+
+def test_a_keyword_only_parameter_becomes_an_ordinary_input():
+    # PyTorch 2.13 writes the same code; the traced module takes the value by position
+    # or by keyword.
+    gm = fx.symbolic_trace(ScaledByKeyword())
+    assert gm.code == """
+
+
+def forward(self, x, scale = 2.0):
+    mul = x * scale;  x = scale = None
+    return mul
+    """
+    x = minitorch.ones(2)
+    assert [gm(x).tolist(), gm(x, scale=3.0).tolist(), gm(x, 4.0).tolist()] == [
+        [2.0, 2.0], [3.0, 3.0], [4.0, 4.0]]
+    gm = fx.symbolic_trace(shifted_by_keyword)
+    assert "def forward(self, x, shift):\n" in gm.code
+    assert gm(x, shift=1.0).tolist() == [2.0, 2.0]

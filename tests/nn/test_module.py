@@ -166,6 +166,50 @@ def test_register_parameter_errors():
         lin.register_parameter("foo", torch.zeros(1))
 
 
+@pytest.mark.task("7.1")
+def test_register_parameter_refuses_a_non_leaf():
+    # a Parameter that does not require grad, changed in place by one that does,
+    # is no longer a leaf (PyTorch 2.13 refuses it with these words)
+    p = Parameter(torch.zeros(2), requires_grad=False)
+    p.mul_(torch.ones(2, requires_grad=True))
+    lin = nn.Linear(1, 1)
+    message = ("^Cannot assign non-leaf Tensor to parameter 'w'. Model parameters must be "
+               "created explicitly. To express 'w' as a function of another Tensor, compute "
+               r"the value in the forward\(\) method.$")
+    with pytest.raises(ValueError, match=message):
+        lin.register_parameter("w", p)
+    with pytest.raises(ValueError, match=message):
+        lin.w = p
+    assert "w" not in lin._parameters
+
+
+@pytest.mark.task("7.1")
+def test_names_of_class_attributes_are_taken():
+    # forward is an attribute of the class, not of the instance: still taken
+    m = nn.Module()
+    with key_error("attribute 'forward' already exists"):
+        m.register_buffer("forward", torch.zeros(1))
+    with key_error("attribute 'forward' already exists"):
+        m.register_parameter("forward", Parameter(torch.zeros(1)))
+    with key_error("attribute 'forward' already exists"):
+        m.add_module("forward", nn.ReLU())
+    assert m._buffers == {} and m._parameters == {} and m._modules == {}
+
+
+@pytest.mark.task("7.1")
+def test_buffer_persistence_follows_the_last_registration():
+    m = nn.Module()
+    m.register_buffer("b", torch.zeros(1), persistent=False)
+    assert m._non_persistent_buffers_set == {"b"}
+    m.register_buffer("b", torch.ones(1))            # registered again, persistent
+    assert m._non_persistent_buffers_set == set() and m.b.tolist() == [1.0]
+    m.x = nn.Buffer(torch.zeros(1), persistent=False)
+    m.y = nn.Buffer(torch.zeros(1))
+    assert m._non_persistent_buffers_set == {"x"} and list(m._buffers) == ["b", "x", "y"]
+    m.x = nn.Buffer(torch.zeros(1))                  # an nn.Buffer over it: persistent
+    assert m._non_persistent_buffers_set == set()
+
+
 @pytest.mark.task("7.2")
 def test_register_buffer_errors_and_persistence():
     lin = nn.Linear(1, 1)
@@ -232,6 +276,13 @@ def test_dir_lists_registered_names():
     names = dir(Net())
     for name in ("fc", "act", "scale", "steps", "forward", "training"):
         assert name in names
+    assert names == sorted(set(names))
+    m = nn.Module()
+    m.add_module("0", nn.ReLU())                     # Sequential's children are named so
+    m.add_module("head", nn.ReLU())
+    names = dir(m)
+    assert "head" in names and "0" not in names
+    assert not [name for name in names if name[0].isdigit()]
 
 
 # ----- iteration -------------------------------------------------------------------------

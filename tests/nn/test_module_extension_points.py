@@ -139,6 +139,66 @@ def test_always_call_hooks_run_once_and_see_the_output_when_a_later_hook_fails()
 
 
 @pytest.mark.task("8.1")
+def test_an_always_call_hook_that_already_ran_is_not_run_again():
+    # it ran as a forward hook, then a later hook failed: PyTorch 2.13 runs it once
+    runs = []
+    lin = nn.Linear(1, 1)
+    lin.register_forward_hook(lambda m, a, o: runs.append("always"), always_call=True)
+    lin.register_forward_hook(lambda m, a, o: 1 / 0)
+    with pytest.raises(ZeroDivisionError):
+        lin(torch.ones(1))
+    assert runs == ["always"]
+
+
+@pytest.mark.task("8.1")
+def test_any_error_in_an_always_call_hook_only_warns_and_the_first_error_goes_on():
+    def fails(module, args, output):
+        raise KeyError("hook failed")
+
+    seen = []
+    handle = register_module_forward_hook(fails, always_call=True)
+    try:
+        module = Failing()
+        module.register_forward_hook(fails, always_call=True)
+        module.register_forward_hook(lambda m, a, o: seen.append(o), always_call=True)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            with pytest.raises(ValueError, match="^no$"):
+                module(torch.ones(1))
+    finally:
+        handle.remove()
+    assert [(w.category, str(w.message)) for w in caught] == [
+        (UserWarning, f"{scope}module forward hook with ``always_call=True`` raised an "
+                      "exception that was silenced as another error was raised in forward: "
+                      "'hook failed'")
+        for scope in ("global ", "")]
+    assert seen == [None]           # the hooks after the failing one still ran
+
+
+@pytest.mark.task("8.1")
+def test_backward_hooks_warn_when_the_output_is_not_a_tensor_or_tuple():
+    class Listed(nn.Module):
+        def forward(self, x):
+            return [x * 2]
+
+    module = Listed()
+    module.register_full_backward_hook(lambda m, gi, go: None)
+    with pytest.warns(UserWarning, match=r"^For backward hooks to be called, module output "
+                      r"should be a Tensor or a tuple of Tensors but received <class 'list'>$"):
+        out = module(torch.ones(2, requires_grad=True))
+    assert isinstance(out, list) and out[0].tolist() == [2.0, 2.0]
+    module = Listed()
+    module.register_full_backward_pre_hook(lambda m, go: None)
+    with pytest.warns(UserWarning, match="but received <class 'list'>"):
+        module(torch.ones(2, requires_grad=True))
+    lin = nn.Linear(2, 1)
+    lin.register_full_backward_hook(lambda m, gi, go: None)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")      # a Tensor output: no warning
+        lin(torch.ones(1, 2, requires_grad=True))
+
+
+@pytest.mark.task("8.1")
 def test_legacy_backward_hook_on_a_module_with_two_output_nodes_warns():
     class Two(nn.Module):
         def forward(self, x):

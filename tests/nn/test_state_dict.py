@@ -65,8 +65,11 @@ def test_prefix_and_destination():
     dest = OrderedDict()
     assert n.state_dict(destination=dest, prefix="p.") is dest
     assert list(dest) == ["p." + k for k in KEYS]
-    with pytest.warns(FutureWarning):
-        assert n.state_dict(OrderedDict(), "q.") is not None
+    dest = OrderedDict()
+    with pytest.warns(FutureWarning, match=r"^Positional args are being deprecated, use "
+                                           r"kwargs instead\."):
+        assert n.state_dict(dest, "q.") is dest
+    assert list(dest) == ["q." + k for k in KEYS]
 
 
 @pytest.mark.task("8.2")
@@ -156,6 +159,22 @@ def test_non_tensor_value_error():
     with pytest.raises(RuntimeError, match=r'While copying the parameter named "a", expected minitorch.Tensor '
                                            r"or Tensor-like object from checkpoint but received <class 'int'>"):
         n.load_state_dict(sd)
+
+
+@pytest.mark.task("8.2")
+def test_same_size_in_another_shape_is_a_size_mismatch():
+    # PyTorch 2.13 compares shapes: a transposed weight is refused before any copy
+    n = Net()
+    before = snapshot(n)
+    sd = snapshot(n)
+    sd["fc.weight"] = torch.ones(2, 3)          # the model's is (3, 2)
+    with pytest.raises(RuntimeError) as info:
+        n.load_state_dict(sd, strict=False)
+    assert str(info.value) == (
+        "Error(s) in loading state_dict for Net:\n\tsize mismatch for fc.weight: copying a "
+        "param with shape minitorch.Size([2, 3]) from checkpoint, the shape in current model "
+        "is minitorch.Size([3, 2]).")
+    assert n.fc.weight.equal(before["fc.weight"])
 
 
 @pytest.mark.task("8.2")

@@ -286,7 +286,10 @@ class Module:
         before Module.__init__() call"), a bad name (``_check_new_name``), a value that
         is not a Parameter (TypeError "cannot assign '<type>' object to parameter
         '<name>' (minitorch.nn.Parameter or None required)"), a parameter that is not
-        a leaf (ValueError "Cannot assign non-leaf Tensor to parameter '<name>'...").
+        a leaf, e.g. one that does not require grad changed in place by a tensor that
+        does (ValueError "Cannot assign non-leaf Tensor to parameter '<name>'. Model
+        parameters must be created explicitly. To express '<name>' as a function of
+        another Tensor, compute the value in the forward() method.").
         """
         ### BEGIN SOLUTION 7.1
         if "_parameters" not in self.__dict__:
@@ -310,8 +313,9 @@ class Module:
         """Add a tensor that is state but not a parameter (e.g. BatchNorm's running mean).
 
         Buffers appear in ``buffers()``; persistent ones (the default) also in
-        ``state_dict()`` (the names of the others are kept in
-        ``_non_persistent_buffers_set``).  ``tensor`` may be None.  Refused: before
+        ``state_dict()``.  ``_non_persistent_buffers_set`` holds the names of the
+        others, as last registered: registering a name again with ``persistent=True``
+        takes it out.  ``tensor`` may be None.  Refused: before
         ``Module.__init__`` (AttributeError "cannot assign buffer before
         Module.__init__() call"), a bad name (``_check_new_name``), a value that is
         not a Tensor (TypeError "cannot assign '<type>' object to buffer '<name>'
@@ -362,7 +366,8 @@ class Module:
         a name that is not a string ("<kind> name should be a string. Got <type>"), a
         KeyError for a dotted name ("<kind> name can't contain \".\""), an empty one
         ("<kind> name can't be empty string \"\"") or one that already names another
-        attribute ("attribute '<name>' already exists")."""
+        attribute, one of the class's included, e.g. ``forward`` ("attribute '<name>'
+        already exists")."""
         ### BEGIN SOLUTION 7.1
         if not isinstance(name, str):
             raise TypeError(f"{kind} name should be a string. Got {_typename(name)}")
@@ -759,7 +764,8 @@ class Module:
         there are full backward hooks (``_get_backward_hooks`` splits them from the
         legacy non-full ones) or backward pre-hooks (global then the module's
         ``_backward_pre_hooks``, gathered here), a ``BackwardHook(self, full hooks,
-        pre-hooks)`` wraps the arguments (``setup_input_hook``, chapter 8c);
+        pre-hooks)`` wraps the arguments (``setup_input_hook``: page 08c,
+        book/08c_backward_hooks.ipynb, "Backward hooks on a module", explains it);
         ``forward``; the forward hooks, global then the module's
         (``_run_forward_hooks``, noting in ``called`` which ran), which may replace the
         output; the ``BackwardHook`` wraps the output (``setup_output_hook``; when the
@@ -833,7 +839,9 @@ class Module:
 
     def _run_forward_pre_hooks(self, args, kwargs):
         """Global then local pre-hooks.  A returned value replaces the arguments: a
-        single value is wrapped in a tuple; ``with_kwargs`` hooks return ``(args, kwargs)``."""
+        single value is wrapped in a tuple; ``with_kwargs`` hooks return ``(args, kwargs)``
+        (anything else but None is a RuntimeError "forward pre-hook must return None or
+        a tuple of (new_args, new_kwargs), but got <value>.")."""
         ### BEGIN SOLUTION 8.1
         for hook_id, hook in itertools.chain(_global_forward_pre_hooks.items(),
                                              self._forward_pre_hooks.items()):
@@ -869,9 +877,12 @@ class Module:
         ### END SOLUTION 8.1
 
     def _run_always_called_hooks(self, args, kwargs, result, called):
-        """After a failed call: the ``always_call`` forward hooks that have not run yet, with
-        the output so far (None if forward raised).  An error in one of them would hide the
-        error that matters, so it only becomes a warning."""
+        """After a failed call: the ``always_call`` forward hooks that have not run yet
+        (global then the module's; each at most once per call), with the output so far
+        (None if forward raised).  An error in one of them would hide the error that
+        matters, so it only becomes a UserWarning "module forward hook with
+        ``always_call=True`` raised an exception that was silenced as another error was
+        raised in forward: <error>" ("global module forward hook ..." for a global one)."""
         ### BEGIN SOLUTION 8.1
         hooks = [(i, h, "global ") for i, h in _global_forward_hooks.items()
                  if i in _global_forward_hooks_always_called]
@@ -1038,6 +1049,9 @@ class Module:
         Values are detached tensors sharing memory with the module (so a later
         training step changes them too: copy them, or save them, to keep a
         snapshot); ``keep_vars=True`` gives the Parameters themselves.
+        The legacy positional form ``state_dict(destination, prefix, keep_vars)``
+        still works, with a FutureWarning "Positional args are being deprecated, use
+        kwargs instead." (PyTorch adds a link to its documentation).
         """
         ### BEGIN SOLUTION 8.2
         if args:    # the legacy positional form state_dict(destination, prefix, keep_vars)
@@ -1148,6 +1162,19 @@ class Module:
         A failed non-strict load keeps what it copied, as PyTorch's does; a
         failed strict load puts every value back (PyTorch's keeps them): when it
         raises, the model is as it was.
+
+        A ``state_dict`` that is not a mapping is a TypeError "Expected state_dict to
+        be dict-like, got <type>.".  Otherwise the problems raise one RuntimeError,
+        "Error(s) in loading state_dict for <Class>:" and then each problem after
+        "\\n\\t": with ``strict``, first 'Missing key(s) in state_dict: "<key>", "<key>". '
+        and 'Unexpected key(s) in state_dict: "<key>". ' (see ``_unexpected_keys``);
+        then, per entry, in the order they were met, 'While copying the parameter named
+        "<key>", expected minitorch.Tensor or Tensor-like object from checkpoint but
+        received <type>' for a value that is not a Tensor (``<type>`` as ``type(value)``
+        prints, e.g. <class 'int'>), and "size mismatch for <key>: copying a param with
+        shape <checkpoint's shape> from checkpoint, the shape in current model is
+        <model's shape>." when the shapes differ (the same number of elements in
+        another shape is a mismatch too).
         """
         ### BEGIN SOLUTION 8.2
         if not isinstance(state_dict, Mapping):
@@ -1200,8 +1227,12 @@ def _load_tree(module, state_dict, prefix, metadata, assign, missing_keys, unexp
 
 
 def _unexpected_keys(module, state_dict, prefix, local_state):
-    """Keys under ``prefix`` that name neither an entry of ``module`` nor (before a dot)
-    one of its children."""
+    """The keys under ``prefix`` that ``module`` cannot place, in ``state_dict``'s order.
+    Take the rest of the key after ``prefix``: with no dot, it must be the name of one
+    of ``local_state``'s entries; with a dot, the part before the first dot must be the
+    name of one of the module's children (the child judges the rest).  So with a child
+    "0", "0" alone is unexpected here, while "0.weight.x" is left to the child (which
+    reports it: "weight" names none of its children)."""
     ### BEGIN SOLUTION 8.2
     unexpected = []
     for key in state_dict:
