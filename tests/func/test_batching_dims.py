@@ -7,6 +7,7 @@ import pytest
 
 import minitorch as torch
 from minitorch.func import vmap
+from minitorch.ops import reduction, shape, statistics
 
 pytestmark = pytest.mark.chapter13
 
@@ -48,6 +49,20 @@ def test_a_dim_op_with_the_batch_in_another_dim():
     expected = looped(f, X.permute(2, 0, 1))
     np.testing.assert_allclose(got.numpy(), expected.numpy(), rtol=1e-14)
 
+
+@pytest.mark.task("13.1")
+@pytest.mark.parametrize("op", [
+    lambda x: reduction.SumDim.apply(x, (-1,), False),
+    lambda x: reduction.SumDim.apply(x, None, False),         # None: every dim
+    lambda x: reduction.Softmax.apply(x, -2),
+    lambda x: statistics.Var.apply(x, None, 1, False),
+    lambda x: shape.Transpose.apply(x, -1, -2),
+])
+def test_the_rule_takes_negative_and_none_dims_as_the_op_does(op):
+    # x.sum(-1) reaches SumDim as dim 1: the functions normalise dims before apply.  The
+    # ops take negative dims and None themselves, and so must their rule: counted from
+    # the end of one example, not of the batched value.
+    np.testing.assert_allclose(vmap(op)(X).numpy(), looped(op, X).numpy(), rtol=1e-14)
 
 
 # Expected values from PyTorch 2.13 (torch.func.vmap on the same input).

@@ -4,6 +4,7 @@ trees), nested vmap, chunk_size, randomness, and what it refuses.
 Exception types and messages were read from PyTorch 2.13 on the same calls.
 """
 
+import gc
 import warnings
 
 import numpy as np
@@ -11,6 +12,7 @@ import pytest
 
 import minitorch as torch
 from minitorch.func import vmap, grad
+from minitorch.ops import BuiltinFunction
 
 from ..doubling import Doubling
 
@@ -42,8 +44,23 @@ def test_pytrees_in_and_out():
 @pytest.mark.task("13.3")
 def test_an_unbatched_output_is_broadcast_and_out_dims_none_keeps_it():
     c = torch.ones(2, dtype=torch.float64)
-    assert tuple(vmap(lambda a: c)(x).shape) == (3, 2)
+    expanded = vmap(lambda a: c)(x)
+    assert tuple(expanded.shape) == (3, 2)
+    assert expanded.stride() == (0, 1)      # PyTorch 2.13: a view of c, not a copy
     assert vmap(lambda a: c, out_dims=None)(x) is c
+
+
+@pytest.mark.task("13.3")
+def test_a_batched_tensor_does_not_require_grad():
+    # PyTorch 2.13: False inside vmap, even for an input that requires grad (gradients
+    # flow through the batched value)
+    seen = []
+
+    def f(a):
+        seen.append(a.requires_grad)
+        return a * 2
+    vmap(f)(x.detach().requires_grad_())
+    assert seen == [False]
 
 
 @pytest.mark.task("13.3")
@@ -88,6 +105,27 @@ def test_chunks_are_joined_along_each_outputs_out_dim(chunk_size):
 
 
 @pytest.mark.task("13.3")
+def test_chunk_size_calls_the_function_once_per_chunk():
+    # PyTorch 2.13: 5 examples in chunks of 2 are 3 calls, of 2, 2 and 1 examples (an
+    # output the same for every example is expanded to each chunk's size); a chunk_size
+    # as large as the batch is one call
+    calls = []
+    shared = torch.ones(2, dtype=torch.float64)
+
+    def f(a):
+        calls.append(1)
+        return a * 2, shared
+    five = torch.arange(15, dtype=torch.float64).reshape(5, 3)
+    doubled, same = vmap(f, chunk_size=2)(five)
+    assert len(calls) == 3
+    np.testing.assert_array_equal(doubled.numpy(), 2 * five.numpy())
+    np.testing.assert_array_equal(same.numpy(), np.ones((5, 2)))
+    calls.clear()
+    vmap(f, chunk_size=5)(five)
+    assert len(calls) == 1
+
+
+@pytest.mark.task("13.3")
 def test_vmap_of_grad_and_grad_of_vmap():
     per_row = vmap(grad(lambda a: (a ** 3).sum()))(x)
     np.testing.assert_allclose(per_row.numpy(), 3 * x.numpy() ** 2)
@@ -126,6 +164,12 @@ def test_vmap_of_grad_and_grad_of_vmap():
     (lambda: vmap(torch.sin, in_dims=0.5)(x), ValueError,
      "expected `in_dims` to be int or a (potentially nested) tuple matching the structure of "
      "inputs, got: <class 'float'>."),
+    (lambda: vmap(torch.sin, in_dims=[0])(x), ValueError,
+     "vmap(sin, in_dims=[0], ...)(<inputs>): expected `in_dims` to be int or a (potentially "
+     "nested) tuple matching the structure of inputs, got: <class 'list'>."),
+    (lambda: vmap(torch.sin, in_dims=-3)(x), ValueError,
+     "vmap(sin, in_dims=-3, ...)(<inputs>): Got in_dim=-3 for some input, but that input is "
+     "a Tensor of dimensionality 2 so expected in_dim to satisfy -2 <= in_dim < 2."),
     (lambda: vmap(torch.sin, randomness="foo")(x), RuntimeError,
      "Only allowed values for randomness are 'error', 'different', or 'same'. Got foo"),
     (lambda: vmap(torch.sin)(torch.tensor(1.0)), ValueError,
@@ -214,9 +258,33 @@ def test_an_op_without_a_rule_loops_with_pytorchs_warning():
         target = torch.full((4,), 0.25, dtype=torch.float64)
         f = lambda a: torch.nn.functional.huber_loss(a, target)      # noqa: E731
         out = vmap(f)(x)
-    assert any("There is a performance drop because we have not yet implemented the batching "
-               "rule for HuberLoss" in str(w.message) for w in caught)
+        vmap(f)(x)
+    warned = [w for w in caught if "There is a performance drop because we have not yet "
+              "implemented the batching rule for HuberLoss" in str(w.message)]
+    assert len(warned) == 1                 # once per op, however many calls
     np.testing.assert_allclose(out.numpy(), [f(row).item() for row in x])
+
+
+@pytest.mark.task("13.3")
+def test_the_loop_fallback_keeps_a_tuple_of_results_and_non_tensors():
+    class Ends(BuiltinFunction):
+        """A built-in op without a batching rule: its input's first and last element,
+        and its length (not a tensor)."""
+
+        @staticmethod
+        def forward(ctx, a):
+            return a._data[0].copy(), a._data[-1].copy(), len(a._data)
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")     # the fallback's warning, tested above
+        out = vmap(Ends.apply, out_dims=(0, 0, None))(x)
+    del Ends
+    gc.collect()        # gone now: the tests that list every built-in op would find it
+    assert type(out) is tuple
+    first, last, length = out
+    np.testing.assert_array_equal(first.numpy(), x.numpy()[:, 0])
+    np.testing.assert_array_equal(last.numpy(), x.numpy()[:, -1])
+    assert length == 4
 
 
 @pytest.mark.task("13.3")

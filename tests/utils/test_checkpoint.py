@@ -85,14 +85,57 @@ def test_checkpointing_holds_less_memory_between_forward_and_backward():
     assert whole < 2 * activation
 
 
-@pytest.mark.task("14.1")
-def test_dropout_draws_the_same_mask_when_recomputed():
+def dropout(a):
+    return torch.nn.functional.dropout(a, 0.5)
+
+
+def dropout_blocks():
+    return [torch.nn.Dropout(0.5), torch.nn.Identity()]     # the first one checkpointed
+
+
+CHECKPOINTED_DROPOUT = {
+    "hooks": lambda x, **kw: checkpoint(dropout, x, use_reentrant=False, **kw),
+    "reentrant": lambda x, **kw: checkpoint(dropout, x, use_reentrant=True, **kw),
+    "sequential": lambda x, **kw: checkpoint_sequential(dropout_blocks(), 2, x,
+                                                        use_reentrant=False, **kw),
+    "sequential, reentrant": lambda x, **kw: checkpoint_sequential(
+        dropout_blocks(), 2, x, use_reentrant=True, **kw),
+}
+
+
+def dropout_gradient(how, **kwargs):
+    """The output and the input's gradient of a checkpointed dropout, with the generator
+    reseeded between forward and backward (as any draw in between would move it)."""
     torch.manual_seed(0)
     inputs = torch.randn(50, dtype=torch.float64, requires_grad=True)
-    out = checkpoint(lambda a: torch.nn.functional.dropout(a, 0.5), inputs,
-                     use_reentrant=False)
+    out = how(inputs, **kwargs)
+    torch.manual_seed(1)
     out.sum().backward()
-    np.testing.assert_array_equal(inputs.grad.numpy() != 0, out.detach().numpy() != 0)
+    return out.detach().numpy(), inputs.grad.numpy()
+
+
+@pytest.mark.task("14.1")
+@pytest.mark.parametrize("how", CHECKPOINTED_DROPOUT.values(), ids=CHECKPOINTED_DROPOUT)
+def test_dropout_draws_the_same_mask_when_recomputed(how):
+    # PyTorch 2.13, all four ways: the recomputation draws with the forward's random
+    # state, and then puts back the state it found, so the next draw is as if no
+    # recomputation had happened
+    out, grad = dropout_gradient(how)
+    np.testing.assert_array_equal(grad, np.where(out != 0, 2.0, 0.0))
+    after = torch.rand(4)
+    torch.manual_seed(1)
+    np.testing.assert_array_equal(after.numpy(), torch.rand(4).numpy())
+
+
+@pytest.mark.task("14.1")
+@pytest.mark.parametrize("how", CHECKPOINTED_DROPOUT.values(), ids=CHECKPOINTED_DROPOUT)
+def test_without_preserve_rng_state_the_recomputation_draws_anew(how):
+    # PyTorch 2.13: preserve_rng_state=False recomputes with the generator as backward
+    # finds it (here just reseeded with 1), so the gradient has another mask
+    out, grad = dropout_gradient(how, preserve_rng_state=False)
+    torch.manual_seed(1)
+    np.testing.assert_array_equal(grad, dropout(torch.ones(50, dtype=torch.float64)).numpy())
+    assert (grad != 0).tolist() != (out != 0).tolist()
 
 
 @pytest.mark.task("14.1")
@@ -103,7 +146,12 @@ def test_use_reentrant_must_be_passed_explicitly():
         checkpoint(torch.sin, inputs)
     with pytest.warns(UserWarning, match="torch.utils.checkpoint.checkpoint_sequential: the "
                       "use_reentrant parameter should be passed explicitly"):
-        checkpoint_sequential([torch.nn.ReLU()], 1, inputs)
+        out = checkpoint_sequential([torch.nn.ReLU(), torch.nn.Tanh()], 2, inputs)
+    # ... and then both run the reentrant variant (PyTorch 2.13's node names)
+    assert type(out.grad_fn.next_functions[0][0]).__name__ == "CheckpointFunctionBackward"
+    with pytest.warns(UserWarning):
+        assert type(checkpoint(torch.sin, inputs).grad_fn).__name__ == \
+            "CheckpointFunctionBackward"
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         checkpoint(torch.sin, inputs, use_reentrant=False)
@@ -186,6 +234,50 @@ def test_a_recomputation_that_saves_other_shapes_is_caught():
                        "have different metadata than during the forward pass"):
         out.sum().backward()
     assert issubclass(CheckpointError, RuntimeError)
+
+
+def float32_when_recomputed():
+    calls = [0]
+
+    def changes(a):
+        calls[0] += 1
+        return a.sin() if calls[0] == 1 else a.float().sin()
+    return changes
+
+
+@pytest.mark.task("14.1")
+def test_a_recomputation_that_saves_other_dtypes_is_caught():
+    x = torch.tensor([0.5, 1.0, 2.0], dtype=torch.float64, requires_grad=True)
+    out = checkpoint(float32_when_recomputed(), x, use_reentrant=False)
+    with pytest.raises(CheckpointError) as info:
+        out.sum().backward()
+    assert ("tensor at position 0:\nsaved metadata: {'shape': minitorch.Size([3]), "
+            "'dtype': minitorch.float64}\nrecomputed metadata: {'shape': minitorch.Size([3]), "
+            "'dtype': minitorch.float32}") in str(info.value)
+
+
+@pytest.mark.task("14.1")
+def test_determinism_check_none_lets_the_recomputation_differ():
+    # PyTorch 2.13: no error; sin's input is the float32 recomputed one, the gradient
+    # float64 as the input
+    x = torch.tensor([0.5, 1.0, 2.0], dtype=torch.float64, requires_grad=True)
+    out = checkpoint(float32_when_recomputed(), x, use_reentrant=False,
+                     determinism_check="none")
+    out.sum().backward()
+    assert x.grad.dtype == torch.float64
+    np.testing.assert_allclose(x.grad.numpy(), np.cos([0.5, 1.0, 2.0]), rtol=1e-6)
+
+
+@pytest.mark.task("14.1")
+def test_the_reentrant_recomputation_gets_inputs_requiring_grad_as_the_originals():
+    seen = []
+
+    def f(a, b):
+        seen.append((a.requires_grad, b.requires_grad))
+        return a * b
+    a = torch.randn(3, requires_grad=True)
+    checkpoint(f, a, torch.randn(3), use_reentrant=True).sum().backward()
+    assert seen == [(True, False), (True, False)]       # forward, then the recomputation
 
 
 @pytest.mark.task("14.1")
