@@ -75,8 +75,9 @@ class FunctionCtx:
 
     def mark_dirty(self, *tensors):
         """Declare the inputs that ``forward`` modified in place (and returns).  Anything
-        but a tensor is PyTorch's TypeError ``mark_dirty can only accept variables, but
-        argument 0 is of type int`` (its position and type name)."""
+        but a tensor is a RuntimeError, PyTorch's type, ``mark_dirty can only accept
+        variables, but argument 0 is of type int`` (its position and type name; PyTorch
+        2.13's message stops after "argument")."""
         ### BEGIN SOLUTION 6.8
         _only_tensors(tensors, "mark_dirty can only accept variables, but argument {i} is "
                                "of type {kind}")
