@@ -256,15 +256,17 @@ class BackwardCFunction(Node, FunctionCtx):
     def _check_gradient(self, i, grad, meta):
         """Gradient number ``i`` (from 0) checked against ``meta``, its input's ``(shape,
         dtype)`` (None for a tensor that needs no gradient, False for an argument that is
-        no tensor), as PyTorch checks it.  A None gradient stays None.  Any other for an
-        argument that is no tensor is a RuntimeError ``function <name> returned a gradient
-        different than None at position <i + 1>, but the corresponding forward input was
-        not a Variable`` (counted from 1; ``<name>`` is ``self.name()``); for a tensor that
-        needs no gradient it is dropped (None), whatever it is.  Otherwise a gradient that
-        is no Tensor is a RuntimeError ``expected Variable or None (got str)`` (its type's
-        name); a Tensor is summed to the input's shape if it broadcasts to it (else the
-        RuntimeError ``Function <name> returned an invalid gradient at index <i> - got [3]
-        but expected shape compatible with [2]``) and converted to the input's dtype."""
+        no tensor), as PyTorch checks it, in this order.  A None gradient stays None.  Any
+        other for an argument that is no tensor is a RuntimeError ``function <name>
+        returned a gradient different than None at position <i + 1>, but the corresponding
+        forward input was not a Variable`` (counted from 1; ``<name>`` is ``self.name()``).
+        A gradient that is no Tensor is a RuntimeError ``expected Variable or None (got
+        str)`` (its type's name).  A Tensor for a tensor that needs no gradient is dropped
+        (None), whatever its shape or dtype.  Otherwise it is summed to the input's shape
+        if it broadcasts to it (else the RuntimeError ``Function <name> returned an invalid
+        gradient at index <n> - got [3] but expected shape compatible with [2]``, where
+        ``n`` counts only the tensor arguments before it, from 0) and converted to the
+        input's dtype."""
         ### BEGIN SOLUTION 6.8
         if grad is None:
             return None
@@ -273,18 +275,19 @@ class BackwardCFunction(Node, FunctionCtx):
                 f"function {self.name()} returned a gradient different than None at position "
                 f"{i + 1}, but the corresponding forward input was not a Variable: return None "
                 "for each argument of forward that is not a tensor")
-        if meta is None:
-            return None
         if not isinstance(grad, Tensor):
             raise RuntimeError(f"expected Variable or None (got {type(grad).__name__}): "
                                f"function {self.name()} returned it as gradient {i}. Return "
                                "a Tensor (or None) for each input of forward.")
+        if meta is None:
+            return None
         shape, dtype = meta
         if grad._data.shape != shape:
             if not _expandable(shape, grad._data.shape):
+                index = sum(m is not _NOT_A_TENSOR for m in self._input_meta[:i])
                 raise RuntimeError(
-                    f"Function {self.name()} returned an invalid gradient at index {i} - got "
-                    f"{list(grad.shape)} but expected shape compatible with {list(shape)}")
+                    f"Function {self.name()} returned an invalid gradient at index {index} - "
+                    f"got {list(grad.shape)} but expected shape compatible with {list(shape)}")
             grad = grad.sum_to_size(shape)
         if grad.dtype is not dtype:
             grad = grad.to(dtype)

@@ -82,6 +82,9 @@ FUNCTIONS = dict(
     ForwardRaises=function(_forward_raises, lambda ctx, g: g),
     BackwardRaises=function(lambda ctx, x: x * 2, _backward_raises),
     GradForNumber=function(lambda ctx, x, k: x * 2, lambda ctx, g: (g * 2, g)),
+    StrForAConstant=function(lambda ctx, x, k: x * k, lambda ctx, g: (g, "g")),
+    BadShapeAfterANumber=function(lambda ctx, n, x, k, y: x * k + y,
+                                  lambda ctx, g: (None, g, None, torch.ones(7))),
     NoBackward=type("NoBackward", (Function,), {"forward": staticmethod(lambda ctx, x: x * 2)}),
 )
 
@@ -115,6 +118,13 @@ ROWS = [
         r"returned a gradient different than None at position 2", mark=GRADED_BY_6_8),
     Row(X + "GradForNumber.apply(x, [torch.ones(2, requires_grad=True)]).sum().backward()",
         RuntimeError, r"returned a gradient different than None at position 2", mark=GRADED_BY_6_8),
+    # PyTorch 2.13: what is no tensor is refused even for a tensor that needs no gradient
+    # (a tensor there is dropped), and an invalid gradient's index counts tensors only.
+    Row(X + "StrForAConstant.apply(x, torch.ones(2)).sum().backward()", RuntimeError,
+        r"expected Variable or None \(got str\)", mark=GRADED_BY_6_8),
+    Row(X + "BadShapeAfterANumber.apply(3.0, x, torch.ones(2), x * 1).sum().backward()",
+        RuntimeError, r"returned an invalid gradient at index 2 - got \[7\] but expected shape "
+        r"compatible with \[2\]", mark=GRADED_BY_6_8),
     Row(X + "SavesInt.apply(x)", TypeError,
         "save_for_backward can only save variables, but argument 0 is of type int"),
     Row(X + "SavesList.apply(x)", TypeError,
