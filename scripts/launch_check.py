@@ -59,12 +59,28 @@ import re, sys, nbformat
 from nbclient import NotebookClient
 from nbclient.exceptions import CellExecutionError, CellTimeoutError, DeadKernelError
 path, timeout = sys.argv[1], int(sys.argv[2])
-nb = nbformat.read(path, as_version=4)
-client = NotebookClient(nb, timeout=timeout, kernel_name="python3",
-                        resources={"metadata": {"path": sys.argv[3]}})
+# A kernel that exits before its first reply (two pages starting at once can be handed
+# the same port) is started again, three tries in all.
+def execute():
+    for attempt in (1, 2, 3):
+        nb = nbformat.read(path, as_version=4)
+        client = NotebookClient(nb, timeout=timeout, kernel_name="python3",
+                                resources={"metadata": {"path": sys.argv[3]}})
+        try:
+            client.execute()
+            return nb
+        except (CellExecutionError, CellTimeoutError, DeadKernelError) as error:
+            error.nb = nb
+            raise
+        except RuntimeError as error:
+            if "kernel_info" not in str(error) or attempt == 3:
+                raise
+            print(f"the kernel died while starting ({error}); starting another",
+                  file=sys.stderr)
 try:
-    client.execute()
+    execute()
 except (CellExecutionError, CellTimeoutError, DeadKernelError) as error:
+    nb = error.nb
     index = next((i for i, c in enumerate(nb.cells) if c.get("cell_type") == "code"
                   and any(o.get("output_type") == "error" for o in c.get("outputs", []))),
                  None)

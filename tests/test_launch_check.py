@@ -75,3 +75,52 @@ def test_a_copy_without_git_gives_its_package_files_but_no_leftovers(tmp_path, m
     copied = sorted(p.relative_to(target).as_posix() for p in target.rglob("*") if p.is_file())
     assert copied == ["README.md", "minitorch/__init__.py", "minitorch/book/gpt.py",
                       "pyproject.toml"]
+
+
+def fake_nbclient(deaths):
+    """Stand-ins for nbclient's modules whose first ``deaths`` kernels exit at start."""
+    import types
+    exceptions = types.ModuleType("nbclient.exceptions")
+    for name in ("CellExecutionError", "CellTimeoutError"):
+        setattr(exceptions, name, type(name, (Exception,), {}))
+    exceptions.DeadKernelError = type("DeadKernelError", (RuntimeError,), {})
+    starts = []
+
+    class NotebookClient:
+        def __init__(self, nb, **kwargs):
+            self.nb = nb
+
+        def execute(self):
+            starts.append(self)
+            if len(starts) <= deaths:
+                raise RuntimeError("Kernel died before replying to kernel_info")
+    client = types.ModuleType("nbclient")
+    client.NotebookClient = NotebookClient
+    return {"nbclient": client, "nbclient.exceptions": exceptions}, starts
+
+
+@pytest.mark.parametrize("deaths, runs", [(0, 1), (2, 3)])
+def test_a_page_whose_kernel_dies_while_starting_runs_in_another(tmp_path, monkeypatch,
+                                                                  deaths, runs):
+    import nbformat
+    page = tmp_path / "page.ipynb"
+    nbformat.write(nbformat.v4.new_notebook(), page)
+    modules, starts = fake_nbclient(deaths)
+    for name, module in modules.items():
+        monkeypatch.setitem(sys.modules, name, module)
+    monkeypatch.setattr(sys, "argv", ["-c", str(page), "60", str(tmp_path)])
+    exec(launch_check.RUN_ONE, {"__name__": "__main__"})
+    assert len(starts) == runs
+
+
+def test_a_page_whose_kernel_never_starts_fails(tmp_path, monkeypatch):
+    import nbformat
+    page = tmp_path / "page.ipynb"
+    nbformat.write(nbformat.v4.new_notebook(), page)
+    modules, starts = fake_nbclient(deaths=3)
+    for name, module in modules.items():
+        monkeypatch.setitem(sys.modules, name, module)
+    monkeypatch.setattr(sys, "argv", ["-c", str(page), "60", str(tmp_path)])
+    with pytest.raises(RuntimeError, match="kernel_info"):
+        exec(launch_check.RUN_ONE, {"__name__": "__main__"})
+    assert len(starts) == 3
