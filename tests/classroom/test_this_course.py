@@ -119,6 +119,24 @@ def test_the_hours_table_gives_each_assignment_its_build_lines(book_course, task
         assert int(warm) == sum(t["kind"] != "build" for t in own), name
 
 
+def test_the_estimated_hours_follow_from_the_rates_the_prose_gives():
+    """teaching.md's rates: a page in 30-45 minutes, build code at 15-25 lines an hour, a
+    warm-up in 15-45 minutes; each row's hours are its pages, lines and warm-ups at those
+    rates, rounded to the nearest hour."""
+    text = TEACHING.read_text(encoding="utf-8")
+    assert ("a chapter page read and run in 30-45 minutes,\nbuild code written and debugged "
+            "at 15-25 lines an hour") in text and "a warm-up in 15-45 minutes" in text
+    rows = [[c.strip() for c in line.strip().strip("|").split("|")]
+            for line in text.splitlines() if line.startswith("| a")]
+    rows = [cells for cells in rows if len(cells) == 6 and cells[1].isdigit()]
+    assert len(rows) == 7
+    for name, pages, build, warm, hours, _ in rows:
+        pages, build, warm = int(pages), int(build), int(warm)
+        fast = pages * 30 / 60 + build / 25 + warm * 15 / 60
+        slow = pages * 45 / 60 + build / 15 + warm * 45 / 60
+        assert hours == f"{round(fast)}-{round(slow)}", name
+
+
 # What the fast path of built-in ops (minitorch/ops/_common.py) does that task 4.1's
 # link_into_graph, describe_outputs and save_and_mark_dirty do: a release that stubs 4.1
 # has none of it (a student would read the answer there), and records through them.
