@@ -45,15 +45,74 @@ class Generator:
         return self._seed
 
     def get_state(self):
-        return self._rng.bit_generator.state
+        """The generator's state as a uint8 tensor (PyTorch's ``ByteTensor``), which
+        ``set_state`` takes back: see ``_pack_state``."""
+        return _pack_state(self._seed, self._rng.bit_generator.state)
 
-    def set_state(self, state):
-        self._rng.bit_generator.state = state
+    def set_state(self, new_state):
+        """Go back to a state that ``get_state`` (or ``get_rng_state``) returned."""
+        self._seed, self._rng.bit_generator.state = _unpack_state(new_state)
         return self
 
     @property
     def device(self):
         return "cpu"
+
+
+# ----- the state as bytes -------------------------------------------------------------------
+# PyTorch hands out its generator's state as a uint8 tensor (5056 bytes of its Mersenne
+# Twister).  minitorch's generator is numpy's PCG64, whose state is two 128-bit numbers and a
+# cached half of a 64-bit draw; with the seed in front (``initial_seed`` comes back with the
+# state, as in PyTorch) it packs into 48 bytes, little-endian:
+#     seed (8) | state (16) | inc (16) | has_uint32 (4) | uinteger (4)
+_STATE_FIELDS = (("seed", 8), ("state", 16), ("inc", 16), ("has_uint32", 4), ("uinteger", 4))
+_STATE_SIZE = sum(size for _, size in _STATE_FIELDS)
+
+
+def _pack_state(seed, numpy_state):
+    values = {"seed": seed, "state": numpy_state["state"]["state"],
+              "inc": numpy_state["state"]["inc"], "has_uint32": numpy_state["has_uint32"],
+              "uinteger": numpy_state["uinteger"]}
+    raw = b"".join(int(values[name]).to_bytes(size, "little") for name, size in _STATE_FIELDS)
+    from ._tensor import Tensor
+    return Tensor._wrap(np.frombuffer(raw, dtype=np.uint8).copy())
+
+
+def _unpack_state(new_state):
+    """``(seed, numpy state)`` from a tensor that ``_pack_state`` made, with PyTorch's
+    errors for anything else."""
+    from ._tensor import Tensor
+    if not isinstance(new_state, Tensor):
+        raise TypeError(f"expected a torch.ByteTensor, but got {_type_name(new_state)}: pass "
+                        "the uint8 tensor that get_rng_state() (or Generator.get_state()) "
+                        "returned")
+    if new_state._data.dtype != np.uint8:
+        raise TypeError(f"RNG state must be a torch.ByteTensor, not a tensor of "
+                        f"{new_state.dtype}: pass the uint8 tensor that get_rng_state() "
+                        "returned, unconverted")
+    raw = np.ascontiguousarray(new_state._data).reshape(-1).tobytes()
+    if len(raw) != _STATE_SIZE:
+        raise RuntimeError(f"Expected a CPUGeneratorImplState of size {_STATE_SIZE} but found "
+                           f"the input RNG state size to be {len(raw)}: pass a whole state "
+                           "that minitorch's get_rng_state() returned (PyTorch's states do not "
+                           "fit minitorch's generator)")
+    values, start = {}, 0
+    for name, size in _STATE_FIELDS:
+        values[name] = int.from_bytes(raw[start:start + size], "little")
+        start += size
+    if values["inc"] % 2 == 0 or values["has_uint32"] > 1:     # PCG64's increment is odd
+        raise RuntimeError("Invalid mt19937 state: these bytes are not a state that "
+                           "get_rng_state() returned (minitorch's generator is numpy's "
+                           "PCG64); pass one that it did")
+    numpy_state = {"bit_generator": "PCG64",
+                   "state": {"state": values["state"], "inc": values["inc"]},
+                   "has_uint32": values["has_uint32"], "uinteger": values["uinteger"]}
+    return values["seed"], numpy_state
+
+
+def _type_name(value):
+    kind = type(value)
+    return kind.__name__ if kind.__module__ == "builtins" else f"{kind.__module__}.{kind.__name__}"
 
 
 default_generator = Generator()
@@ -75,11 +134,13 @@ def initial_seed():
 
 
 def get_rng_state():
+    """The global generator's state, a uint8 tensor that ``set_rng_state`` takes back."""
     return default_generator.get_state()
 
 
-def set_rng_state(state):
-    default_generator.set_state(state)
+def set_rng_state(new_state):
+    """Put the global generator back in a state ``get_rng_state`` returned."""
+    default_generator.set_state(new_state)
 
 
 # Set while a vmap is live (chapter 13): called before every draw, it applies vmap's

@@ -78,7 +78,9 @@ __all__ = ["save", "load", "CheckpointError"]
 FORMAT = "minitorch-checkpoint"
 VERSION = 2                      # the newest version written; every version up to it is read
 MANIFEST = "manifest.json"
-_DTYPES = {name: np.dtype(name) for name in ("float32", "float64", "int64", "bool")}
+# Every dtype minitorch has (save writes each of them, so load must read each of them).
+_DTYPES = {name: np.dtype(name) for name in ("float32", "float64", "float16", "int64", "int32",
+                                             "int16", "int8", "uint8", "bool")}
 _DTYPE_OBJECTS = {d.name: d for d in (_dtype.float32, _dtype.float64, _dtype.float16, _dtype.int64,
                                       _dtype.int32, _dtype.int16, _dtype.int8, _dtype.uint8,
                                       _dtype.bool)}
@@ -1009,7 +1011,7 @@ def _read_npy_header(member, spec, where, name):
 
 # The header numpy writes for the dtypes a checkpoint holds, e.g.
 # {'descr': '<f4', 'fortran_order': False, 'shape': (2, 3), }  padded with spaces to "\n".
-_USUAL_NPY_HEADER = re.compile(r"\{'descr': '(<f4|<f8|<i8|\|b1)', 'fortran_order': (False|True), "
+_USUAL_NPY_HEADER = re.compile(r"\{'descr': '(<f4|<f8|<i8|\|b1|\|u1)', 'fortran_order': (False|True), "
                                r"'shape': \(((?:\d+, )*(?:\d+,?)?)\), \} *\n")
 # The .npy dtype strings accepted for each dtype: little-endian, or native on big-endian machines.
 _FILE_DESCRS = {name: {dtype.newbyteorder("<").str, dtype.str} for name, dtype in _DTYPES.items()}

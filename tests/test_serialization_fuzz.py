@@ -317,7 +317,7 @@ def nested_lists(depth):
     (lambda m: m["object"]["dict"][0][1].update(tensor=True), "natural number"),
     (lambda m: m["object"]["dict"][0][1].update(tensor=-1), "natural number"),
     (lambda m: m["object"]["dict"][0][1].update(tensor=7), "other than 0, 1, 2"),
-    (lambda m: m["object"]["dict"][0][1].update(dtype="float16"), "unsupported dtype"),
+    (lambda m: m["object"]["dict"][0][1].update(dtype="complex64"), "unsupported dtype"),
     (lambda m: m["object"]["dict"][0][1].update(dtype="object"), "unsupported dtype"),
     (lambda m: m["object"]["dict"][0][1].update(shape=[-2]), "shape"),
     (lambda m: m["object"]["dict"][0][1].update(shape=[1] * 40), "shape"),
