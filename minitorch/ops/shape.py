@@ -417,7 +417,9 @@ class Cat(BuiltinFunction):
         ctx.dim = dim
         ctx.sizes = [x.shape[dim] if x.ndim else 0 for x in arrays]
         kept = [x for x in arrays if not (x.ndim == 1 and x.size == 0)] or arrays[:1]
-        return np.concatenate(kept, axis=dim)
+        # numpy lays out a result made from one transposed or expanded input like that
+        # input; PyTorch's result is always contiguous.
+        return np.ascontiguousarray(np.concatenate(kept, axis=dim))
 
     @staticmethod
     def backward(ctx, grad):
@@ -458,7 +460,8 @@ class Stack(BuiltinFunction):
     def forward(ctx, dim, *tensors):
         dtype = _common_dtype(tensors).numpy_dtype
         ctx.dim = dim
-        return np.stack([t._data.astype(dtype, copy=False) for t in tensors], axis=dim)
+        return np.ascontiguousarray(np.stack([t._data.astype(dtype, copy=False)
+                                              for t in tensors], axis=dim))
 
     @staticmethod
     def backward(ctx, grad):
