@@ -421,7 +421,7 @@ LINEAR_OPS = [
 
 ZERO_OPS = [pw.Sign, ro.Floor, ro.Ceil, ro.Round, ro.Trunc, ro._Step, ar.FloorDivide,
             ip.Fill, ip.Zero, rnd.Uniform, rnd.Normal, rnd.Bernoulli, rnd.Exponential,
-            rnd.RandomIntegers, sampling.Bernoulli]
+            rnd.RandomIntegers, sampling.Bernoulli, F._ConvolutionOfNoChannels]
 
 INPLACE = {ip.AddInplace, ip.SubInplace, ip.MulInplace, ip.DivInplace, ip.Copy, ip.Fill,
            ip.FillTensor, ip.Zero, ip.ReluInplace, activation.EluInplace,

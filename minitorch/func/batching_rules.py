@@ -548,7 +548,7 @@ def _build_table():
         rd.SumToSize: _sum_to_size, ix.IndexPutAccumulate: _index_put_accumulate,
         F.NllLoss: _nll_loss,
     })
-    for cls in (conv.Convolution, pooling.MaxPool2d, pooling.AvgPool2d,
+    for cls in (conv.Convolution, F._ConvolutionOfNoChannels, pooling.MaxPool2d, pooling.AvgPool2d,
                 pooling.AdaptiveAvgPool2d, normalization.NativeGroupNorm,
                 padding.ConstantPadNd, padding.CircularPad, padding.ReflectionPad1D,
                 padding.ReflectionPad2D, padding.ReflectionPad3D, padding.ReplicationPad1D,

@@ -995,6 +995,12 @@ def pad(input, pad, mode="constant", value=None):
             "  - 2D or 3D input: padding size = 2 (pads last dimension)\n"
             "  - 3D or 4D input: padding size = 4 (pads last 2 dimensions)\n"
             "  - 4D or 5D input: padding size = 6 (pads last 3 dimensions)")
+    if mode != "circular" and 0 in input.shape[input.ndim - n - 1:]:
+        raise RuntimeError(f"Expected {n + 1}D or {n + 2}D (batch mode) tensor with possibly 0 "
+                           f"batch size and other non-zero dimensions for input, but got: "
+                           f"{list(input.shape)}. {mode.capitalize()} padding reads the "
+                           "entries at the edges, so only the batch dimension may be empty "
+                           "(mode='constant' pads an empty tensor).")
     spatial = input.shape[-n:]
     matrices = tuple(_pad_positions(mode, size, before, after, input.ndim - n + i, input.shape)
                      for i, (size, (before, after)) in enumerate(zip(spatial, pairs)))
@@ -1077,9 +1083,31 @@ def _conv(function, n, input, weight, bias, stride, padding, dilation, groups):
     batched = input.ndim == n + 2
     x = input if batched else input.unsqueeze(0)
     _check_conv_shapes(x, weight, bias, padding, dilation, groups)
-    out = _conv_ops.Convolution.apply(x, weight, bias,
-                                      _conv_ops.Geometry(stride, padding, dilation, groups))
+    geometry = _conv_ops.Geometry(stride, padding, dilation, groups)
+    function = _ConvolutionOfNoChannels if x.shape[1] == 0 else _conv_ops.Convolution
+    out = function.apply(x, weight, bias, geometry)
     return out if batched else out.squeeze(0)
+
+
+class _ConvolutionOfNoChannels(BuiltinFunction):
+    """A convolution of an input with no channels, as PyTorch 2.13 computes it: the
+    result has no channels either, whatever the weight's output channels, so the bias is
+    not added (``conv2d(ones(1, 0, 5, 5), ones(4, 0, 3, 3), ones(4))`` has shape
+    ``(1, 0, 3, 3)``), and every gradient is zeros."""
+    _backward_name = "ConvolutionBackward0"
+    _graph_inputs = 3               # input, weight, bias (None when the layer has none)
+
+    @staticmethod
+    def forward(ctx, input, weight, bias, geometry):
+        ctx.shapes = [None if t is None else (t.shape, t._data.dtype)
+                      for t in (input, weight, bias)]
+        out = _conv_ops.output_shape(input.shape[2:], weight.shape[2:], geometry)
+        return np.zeros((input.shape[0], 0) + tuple(out), dtype=input._data.dtype)
+
+    @staticmethod
+    def backward(ctx, grad):
+        return tuple(wrap(np.zeros(shape[0], dtype=shape[1])) if need else None
+                     for need, shape in zip(ctx.needs_input_grad[:3], ctx.shapes)) + (None,)
 
 
 def _padding_from_string(padding, kernel, stride, dilation):
