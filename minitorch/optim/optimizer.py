@@ -185,8 +185,11 @@ class Optimizer:
         whose key is not a tensor (``opt.state["extra"] = 5``) is kept under
         its own key, as PyTorch keeps it.  As in PyTorch, the state tensors
         are the optimizer's own (not copies): save the dict, or deep-copy it,
-        to keep a snapshot.
+        to keep a snapshot.  An entry keyed by a tensor that is not one of the
+        optimizer's parameters has no number: a KeyError, as in PyTorch
+        (``_check_state_keys``, given).
         """
+        _check_state_keys(self)
         ### BEGIN SOLUTION 9.1
         index = {}
         groups = []
@@ -287,6 +290,20 @@ def _check_param(p):
     if not (p.is_leaf or p.retains_grad):
         raise ValueError("can't optimize a non-leaf Tensor")
     ### END SOLUTION 9.1
+
+
+def _check_state_keys(optimizer):
+    """Refuse a tensor key of ``optimizer.state`` that is none of its parameters, as PyTorch's
+    ``state_dict`` does (a KeyError naming the tensor's ``id``).  Reading ``state[t]`` makes
+    such an entry: ``state`` is a ``defaultdict``."""
+    params = {id(p) for group in optimizer.param_groups for p in group["params"]}
+    for key in optimizer.state:
+        if isinstance(key, Tensor) and id(key) not in params:
+            raise KeyError(f"{id(key)}: optimizer.state has an entry for a tensor of shape "
+                           f"{list(key.shape)} that is none of the optimizer's parameters, and "
+                           "state_dict() names entries by their parameter's number. Delete it "
+                           "(del optimizer.state[tensor]; reading optimizer.state[tensor] "
+                           "makes one) or hand the tensor over with add_param_group")
 
 
 def _check_groups_match(groups, saved_groups):
