@@ -99,6 +99,42 @@ def test_in_place_changes_under_nested_vmap_and_in_dims_1_move_the_inputs_versio
         np.testing.assert_allclose(a.numpy(), np.full(tuple(a.shape), 2.0))
 
 
+@pytest.mark.task("13.3")
+def test_a_batched_tensor_has_a_version_counter_of_its_own():
+    # PyTorch 2.13: inside vmap a batched tensor's _version is 0 and stays 0 (a view of it,
+    # and a batched result, too), whatever the input's version (3 here): the in-place
+    # changes made through it bump the input's (3 -> 5), not its own
+    a = torch.zeros(3, 4)
+    for _ in range(3):
+        a.add_(1)
+    seen = []
+
+    def f(t):
+        seen.append(t._version)
+        t.add_(1)
+        seen.append(t._version)
+        v = t.view(2, 2)
+        seen.append(v._version)
+        v.mul_(2)
+        seen.append((t._version, v._version))
+        u = t + 1
+        u.add_(1)
+        seen.append(u._version)
+        return t
+    vmap(f)(a)
+    assert (seen, a._version) == ([0, 0, 0, (0, 0), 0], 5)
+    nested = []
+
+    def g(t):
+        nested.append(t._version)
+        t.add_(1)
+        nested.append(t._version)
+        return t
+    b = torch.zeros(2, 3, 4)
+    vmap(vmap(g))(b)
+    assert (nested, b._version) == ([0, 0], 1)
+
+
 # PyTorch 2.13's message when backward meets the output of exp changed in place, up to its
 # hint (minitorch's says what to do instead: differences.md, "Error messages")
 EXP_CHANGED = ("one of the variables needed for gradient computation has been modified by an "
