@@ -38,8 +38,8 @@ import time
 import pytest
 
 from classroom import reach
-from classroom.messages import (TestTimedOut, describe_exception, failure_details, not_done,
-                                shorten, timed_out, unfinished_task)
+from classroom.messages import (TestTimedOut, describe_exception, failure_details,
+                                import_failure, not_done, shorten, timed_out, unfinished_task)
 
 
 TIMEOUTS_PER_TASK = 2       # timed-out tests after which a task's other tests are not run
@@ -99,6 +99,7 @@ class ClassroomRun:
         self.outcomes = {}
         self.skip_reasons = {}
         self.started = {}
+        self.collect_errors = {}        # nodeid of a test file that did not load: its error
         _limit_resources(option("classroom_memory"))
         _derandomize_hypothesis()
 
@@ -123,8 +124,10 @@ class ClassroomRun:
             pytest.exit("import timed out", returncode=3)
         except BaseException as error:   # noqa: BLE001 (a submission may raise anything)
             disarm_alarm()
-            self.emit(event="problem", message=f"{self.package} does not import: "
-                      + describe_exception(error, _entries(error.__traceback__), self.root))
+            found = import_failure(error, self.root)
+            self.emit(event="problem", message=f"{self.package} does not import: " + (
+                f"{found[1]} ({found[0]})" if found else
+                describe_exception(error, _entries(error.__traceback__), self.root)))
         else:
             disarm_alarm()
             self.check_own_package("fatal")
@@ -142,10 +145,23 @@ class ClassroomRun:
 
     # ----- which tests ---------------------------------------------------------------
 
+    def pytest_exception_interact(self, node, call, report):
+        if isinstance(report, pytest.CollectReport) and call.excinfo is not None:
+            self.collect_errors[report.nodeid] = call.excinfo.value
+
     def pytest_collectreport(self, report):
-        if report.failed:
-            self.emit(event="collect-error", path=report.nodeid.split("::")[0],
-                      message=shorten(_collect_error_text(report)))
+        """A test file that did not load: one sentence that says which file of the
+        course could not be imported, at which line and why (a SyntaxError or a NameError
+        in the package the test imports, or in the test file itself), else pytest's own
+        last lines, after the test file's path."""
+        if not report.failed:
+            return
+        path = report.nodeid.split("::")[0]
+        error = self.collect_errors.pop(report.nodeid, None)
+        found = import_failure(error, self.root) if error is not None else None
+        message = (f"could not import {found[0]}: {found[1]}" if found else
+                   f"{path} could not be loaded: {shorten(_collect_error_text(report))}")
+        self.emit(event="collect-error", path=path, message=message)
 
     @pytest.hookimpl(trylast=True)
     def pytest_collection_modifyitems(self, session, config, items):

@@ -8,6 +8,7 @@ value read the same everywhere.
 from __future__ import annotations
 
 import builtins
+import os
 import pathlib
 import re
 
@@ -284,3 +285,57 @@ def _where(entries, root):
         elif not relative.name.startswith("test_") and parts[0] != "classroom":
             found = f"{relative.as_posix()}:{lineno}"
     return found or in_test
+
+
+def import_failure(error, root):
+    """Where and why importing a module of ``root`` failed: ``(place, what)``, such as
+    ``("minitorch/func/_vmap.py, line 139", "SyntaxError: '(' was never closed")``, or
+    None when no file of ``root`` is to blame.
+
+    ``error`` is what the import raised, or pytest's CollectError for a test module that
+    did not load (its cause is the import's error).  The place is the file being
+    imported and its line: for a SyntaxError, where the compiler stopped; otherwise the
+    innermost module-level line of ``root`` in the traceback (the import of a module
+    that itself fails is not the place: the failing module is), and when the error was
+    raised deeper, in a function that line called, ``what`` says where."""
+    if type(error).__name__ == "CollectError" and error.__cause__ is not None:
+        error = error.__cause__
+    error = next(leaf_exceptions(error))
+    root = pathlib.Path(root).resolve()
+    if isinstance(error, SyntaxError) and error.filename:
+        path = _inside(error.filename, root)
+        if path is None:
+            return None
+        what = f"{type(error).__name__}: {error.msg}"
+        return (f"{path}, line {error.lineno}" if error.lineno else path), shorten(what)
+    module = deepest = None
+    traceback = error.__traceback__
+    while traceback is not None:
+        path = _inside(traceback.tb_frame.f_code.co_filename, root)
+        if path is not None:
+            deepest = f"{path}:{traceback.tb_lineno}"
+            if traceback.tb_frame.f_code.co_name == "<module>":
+                module = (path, traceback.tb_lineno)
+        traceback = traceback.tb_next
+    if module is None:
+        return None
+    text = " ".join(str(error).replace(f"{root}{os.sep}", "").split())
+    what = f"{type(error).__name__}: {text}" if text else type(error).__name__
+    if deepest != f"{module[0]}:{module[1]}":
+        what += f" [raised at {deepest}]"
+    return f"{module[0]}, line {module[1]}", shorten(what)
+
+
+def _inside(filename, root):
+    """``filename`` relative to ``root`` (POSIX form) when it is a file of the course
+    there, not of an installed package, a hidden folder or pytest; else None."""
+    if not filename or str(filename).startswith("<"):
+        return None
+    try:
+        relative = pathlib.Path(filename).resolve().relative_to(root)
+    except (ValueError, OSError):
+        return None
+    parts = relative.parts
+    if not parts or "site-packages" in parts or parts[0].startswith("."):
+        return None
+    return relative.as_posix()

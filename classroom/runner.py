@@ -52,7 +52,8 @@ class RunResult:
     results: dict              # nodeid -> TestResult
     collected: dict            # nodeid -> tasks, in collection order
     problems: list             # what went wrong for the whole run, in plain words
-    collect_errors: dict = dataclasses.field(default_factory=dict)   # test file -> why
+    # test file -> why it did not load, a sentence that names the file to blame
+    collect_errors: dict = dataclasses.field(default_factory=dict)
     processes: int = 0
     output: str = ""           # pytest's own output (RunOptions.verbose)
 
@@ -68,6 +69,7 @@ class TaskScore:
     failing_test: str = ""
     waits_on: tuple = ()        # (blocked) the unfinished tasks that stopped its tests
     details: tuple = ()         # the first failure's few lines: expected and actual values
+    unloaded: tuple = ()        # (check) the task's test files that did not load
 
     @property
     def max_points(self):
@@ -151,6 +153,7 @@ def run_tests(workdir, test_paths, task_ids, options):
             outcome.problems.append(f"the interpreter stopped {MAX_RESTARTS + 1} times; "
                                     "the remaining tests were not run")
     _fill_missing(outcome)
+    _note_unloaded(outcome)
     return outcome
 
 
@@ -162,9 +165,8 @@ def _absorb(outcome, events, returncode, killed, stderr, options):
         if kind == "collected":
             for test in event["tests"]:
                 outcome.collected.setdefault(test["nodeid"], tuple(test["tasks"]))
-        elif kind == "collect-error":
+        elif kind == "collect-error":      # (noted in problems at the end: _note_unloaded)
             outcome.collect_errors.setdefault(event["path"], event["message"])
-            _note(outcome, f"{event['path']} could not be loaded: {event['message']}")
         elif kind in ("problem", "problem-foreign"):
             _note(outcome, event["message"])
             if kind == "problem-foreign":
@@ -216,6 +218,17 @@ def _absorb(outcome, events, returncode, killed, stderr, options):
 def _note(outcome, problem):
     if problem not in outcome.problems:
         outcome.problems.append(problem)
+
+
+def _note_unloaded(outcome):
+    """One problem per reason the test files that did not load give: a package that
+    does not import stops every test file that imports it, for the same reason."""
+    paths_of = {}
+    for path, why in outcome.collect_errors.items():
+        paths_of.setdefault(why, []).append(path)
+    for why, paths in paths_of.items():
+        _note(outcome, why if len(paths) == 1 else
+              f"{', '.join(paths)} could not be loaded: {why}")
 
 
 def _fail_everything(outcome, reason):
@@ -328,12 +341,15 @@ def _read_events(report):
 
 # ----- points ----------------------------------------------------------------------------------
 
-def score(tasks, expected, run, scoring="proportional"):
+def score(tasks, expected, run, scoring="proportional", unloaded=None):
     """``{task id: TaskScore}`` from a run's results.
 
     ``expected`` maps each test that grades the tasks to its task ids (the
     instructor's collection when grading, so a test module that fails to load
-    in a submission still counts, as failed).
+    in a submission still counts, as failed).  ``unloaded`` (``check``, which has
+    only the student's collection) maps each test file that did not load to the
+    task ids it names: such a task fails, for that reason, with no points (how many
+    tests the file holds is unknown), and its counts are of the tests that ran.
     """
     scores = {}
     for task in tasks:
@@ -341,6 +357,12 @@ def score(tasks, expected, run, scoring="proportional"):
         results = [run.results.get(n) or _missing(n, run) for n in tests]
         passed = sum(r.passed for r in results)
         failures = [r for r in results if not r.passed]
+        files = tuple(p for p, ids in (unloaded or {}).items() if task.id in ids)
+        if files:
+            why = run.collect_errors.get(files[0], f"{files[0]} could not be loaded")
+            scores[task.id] = TaskScore(task, 0.0, passed, len(tests), "fail", why, files[0],
+                                        unloaded=files)
+            continue
         if not tests:
             scores[task.id] = TaskScore(task, 0.0, 0, 0, "no-tests",
                                         "no test is marked for this task")
@@ -377,7 +399,7 @@ def _status(task_id, failures):
 def _missing(nodeid, run):
     path = nodeid.split("::")[0]
     if path in run.collect_errors:
-        reason = f"{path} could not be loaded: {run.collect_errors[path]}"
+        reason = run.collect_errors[path]
     else:
         reason = run.problems[0] if run.problems else "was not collected in this submission"
     return TestResult(nodeid, (), False, "not-run", reason)

@@ -126,12 +126,11 @@ def run_check(task_ids=(), root=None, verbose=False):
                                 run_timeout=settings.run_timeout,
                                 memory_limit_mb=settings.memory_limit_mb, verbose=verbose)
     run = runner.run_tests(course.root, files, ids, options)
-    expected = dict(run.collected)
-    for path, why in run.collect_errors.items():
-        if (course.root / path).is_file():
-            for task_id in runner.task_ids_in(course.root / path):
-                expected.setdefault(f"{path}::(could not be loaded)", (task_id,))
-    scores = runner.score(tasks, expected, run, settings.scoring)
+    # A test file that did not load fails its tasks; it is no test (how many it holds
+    # is unknown), so the counts stay those of the tests that ran.
+    unloaded = {path: runner.task_ids_in(course.root / path) for path in run.collect_errors
+                if (course.root / path).is_file()}
+    scores = runner.score(tasks, dict(run.collected), run, settings.scoring, unloaded)
     for task_id in still_stubbed(course, [i for i, sc in scores.items()
                                           if sc.status == "blocked"]):
         scores[task_id].status = "not-done"     # (an earlier stub stopped it first)
@@ -163,14 +162,17 @@ def format_lines(result):
     points_width = max((len(_points_of(s)) for s in result.scores.values()), default=0)
     tests_width = max((len(f"{s.passed}/{s.total}") for s in result.scores.values()),
                       default=0)
-    for score in result.scores.values():
+    counts = {task_id: _tests_of(s, tests_width) for task_id, s in result.scores.items()}
+    counts_width = max(map(len, counts.values()), default=0)
+    for task_id, score in result.scores.items():
         task = score.task
         title = task.title if len(task.title) <= width else task.title[:width - 3] + "..."
         status = STATUS_WORDS[score.status]
         line = (f"{task.id:>6}  {title:<{width}}  {status:<8}  "
-                f"{_points_of(score):<{points_width}}  "
-                f"{f'{score.passed}/{score.total}':>{tests_width}} tests passed")
-        if score.status == "fail":
+                f"{_points_of(score):<{points_width}}  {counts[task_id]:<{counts_width}}")
+        if score.unloaded:               # (the sentence names the file it could not import)
+            line += f"  {score.first_failure}"
+        elif score.status == "fail":
             line += f"  {runner.test_name(score.failing_test)}: {score.first_failure}"
             line += "".join(f"\n{'':>8}| {detail}" for detail in _new_details(score))
         elif score.status == "not-done":
@@ -179,13 +181,24 @@ def format_lines(result):
             line += f"  {score.first_failure}"
         elif score.status == "no-tests":
             line += f"  {score.first_failure}"
-        lines.append(line)
+        lines.append(line.rstrip(" "))
     done = sum(result.passed.values())
     earned = sum(s.task.points for s in result.scores.values() if s.status == "pass")
     most = sum(s.task.points for s in result.scores.values())
     lines.append(f"{done} of {len(result.scores)} tasks pass: {earned:g} of {most:g} points "
                  "(a task's points count when all its tests pass).")
     return lines
+
+
+def _tests_of(score, width):
+    """``"2/4 tests passed"``: of the tests that ran; a test file that did not load is no
+    test (how many it holds is unknown): it is counted apart."""
+    count = f"{f'{score.passed}/{score.total}':>{width}} tests passed"
+    if not score.unloaded:
+        return count
+    files = f"{len(score.unloaded)} test file{'s' if len(score.unloaded) > 1 else ''}"
+    return (f"{count}, {files} not loaded" if score.total else
+            f"no test ran: {files} not loaded")
 
 
 def _points_of(score):

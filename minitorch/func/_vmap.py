@@ -133,8 +133,11 @@ def wrap(value, level):
     example's shape and ``value``'s dtype, whose ``_owner`` is a weakref to the new
     BatchedTensor (an op given a mask as an array, ``where``'s condition, finds its
     tensor again by it: ``owner_of``); ``_requires_grad`` is False, as under PyTorch's
-    vmap (gradients flow through ``value``); ``_grad_fn`` None, ``_output_nr`` 0, and
-    ``_version_counter`` is ``value``'s.  Then its own two: ``_value`` and ``_level``."""
+    vmap (gradients flow through ``value``); ``_grad_fn`` None, ``_output_nr`` 0, and a
+    version counter of its own, not ``value``'s (``_counter`` None: made when first asked
+    for, as every tensor's), as under PyTorch's vmap: an in-place change through it
+    bumps ``value``'s, so its own ``_version`` stays 0.  Then its own two: ``_value``
+    and ``_level``."""
     ### BEGIN SOLUTION 13.3
     bt = object.__new__(BatchedTensor)
     bt._data = _stand_in(tuple(value.shape)[1:], value._data.dtype)
@@ -142,7 +145,7 @@ def wrap(value, level):
     bt._requires_grad = False
     bt._grad_fn = None
     bt._output_nr = 0
-    bt._version_counter = value._version_counter
+    bt._counter = None                  # its own version counter, when asked for
     bt._value = value
     bt._level = level
     return bt

@@ -254,3 +254,90 @@ def test_raised_at_skips_installed_packages_and_falls_back_to_the_tests_line(tmp
     assert said.endswith("[raised at minitorch/autograd/function.py:40]"), said
     hidden = [(tmp_path / "_classroom_hidden/test_hidden_graph.py", 9)]
     assert "raised at" not in messages.describe_exception(IndexError("x"), hidden, tmp_path)
+
+
+# ----- a file that does not import --------------------------------------------------------
+
+def _import_error(root, name):
+    """What importing ``name`` from ``root`` raises (the module is forgotten after)."""
+    import importlib
+    import sys
+    sys.path.insert(0, str(root))
+    try:
+        return _raised(lambda: importlib.import_module(name))
+    finally:
+        sys.path.remove(str(root))
+        for module in [m for m in sys.modules if m == name or m.startswith(name + ".")]:
+            del sys.modules[module]
+
+
+def test_an_import_failure_names_the_file_being_imported_and_its_line(tmp_path):
+    """The file whose import failed, and its line; not the ``import`` that reached it
+    (pytest's report and the traceback's last module line in a package's __init__)."""
+    package = tmp_path / "brokenpkg_s9"
+    package.mkdir()
+    (package / "__init__.py").write_text("from brokenpkg_s9.inner import VALUE\n")
+    inner = package / "inner.py"
+    inner.write_text("import math\n\nVALUE = (1,\n")
+    assert messages.import_failure(_import_error(tmp_path, "brokenpkg_s9"), tmp_path) == (
+        "brokenpkg_s9/inner.py, line 3", "SyntaxError: '(' was never closed")
+    inner.write_text("import math\n\n\nVALUE = undefined_name\n")
+    assert messages.import_failure(_import_error(tmp_path, "brokenpkg_s9"), tmp_path) == (
+        "brokenpkg_s9/inner.py, line 4", "NameError: name 'undefined_name' is not defined")
+    # Raised in a function that a module-level line calls: the line, and where it raised.
+    inner.write_text("def shape():\n    return 1 / 0\n\n\nVALUE = shape()\n")
+    assert messages.import_failure(_import_error(tmp_path, "brokenpkg_s9"), tmp_path) == (
+        "brokenpkg_s9/inner.py, line 5",
+        "ZeroDivisionError: division by zero [raised at brokenpkg_s9/inner.py:2]")
+    # Nothing of the folder to blame (the error is not from a file under it).
+    assert messages.import_failure(ValueError("no traceback"), tmp_path) is None
+
+
+def _unloaded_release(release_a1, tmp_path, edits=None, extra_files=None):
+    from tests.classroom.fixture import make_submission
+    return make_submission(release_a1[0], tmp_path / "student", edits, extra_files)
+
+
+def test_check_counts_no_file_that_did_not_import_as_a_test(release_a1, tmp_path):
+    """A SyntaxError in the package: each test file of the task fails to load.  The line
+    says which file of the package could not be imported, at which line, and counts only
+    the tests that ran (none), the files that did not load apart."""
+    out = _unloaded_release(release_a1, tmp_path, {"minigrad/engine.py": [
+        ("def accumulate(node, grad):", "def accumulate(node, grad)")]})
+    line_no = next(n for n, text in enumerate(
+        (out / "minigrad" / "engine.py").read_text().splitlines(), 1)
+        if text.startswith("def accumulate(node, grad)"))
+    result = student_check.run_check(["1.1", "1.2"], root=out)
+    why = f"could not import minigrad/engine.py, line {line_no}: SyntaxError: expected ':'"
+    for task_id in ("1.1", "1.2"):
+        score = result.scores[task_id]
+        assert (score.status, score.passed, score.total, score.first_failure) == \
+            ("fail", 0, 0, why)
+        assert score.unloaded == ("tests/test_engine.py",)
+    lines = student_check.format_lines(result)
+    assert lines[-3].endswith("  FAIL      0/4 points  no test ran: 1 test file not loaded  "
+                              + why), lines
+    assert not any(re.search(r"\d+/\d+ tests passed", line) for line in lines), lines
+    assert result.problems == [
+        f"minigrad does not import: SyntaxError: expected ':' (minigrad/engine.py, line "
+        f"{line_no})", why]
+
+
+def test_check_counts_the_tests_that_ran_beside_a_test_file_that_did_not(release_a1,
+                                                                          tmp_path):
+    """A test module of task 1.2 that cannot import: the task fails for it (not for its
+    stub), with the module's line, and its count is of the tests of the other module."""
+    extra = ("import pytest\n\nfrom minigrad import no_such_name\n\n\n"
+             "@pytest.mark.task(\"1.2\")\ndef test_more():\n    assert no_such_name\n")
+    out = _unloaded_release(release_a1, tmp_path, extra_files={"tests/test_more.py": extra})
+    result = student_check.run_check(["1.2"], root=out)
+    score = result.scores["1.2"]
+    why = ("could not import tests/test_more.py, line 3: ImportError: cannot import name "
+           "'no_such_name' from 'minigrad' (minigrad/__init__.py)")
+    assert (score.status, score.passed, score.total, score.first_failure) == \
+        ("fail", 0, 3, why)
+    assert score.unloaded == ("tests/test_more.py",)
+    [line] = [line for line in student_check.format_lines(result) if "1.2" in line]
+    assert line.endswith("FAIL      0/3 points  0/3 tests passed, 1 test file not loaded  "
+                         + why), line
+    assert result.problems == [why]

@@ -4,6 +4,7 @@ trees), nested vmap, chunk_size, randomness, and what it refuses.
 Exception types and messages were read from PyTorch 2.13 on the same calls.
 """
 
+import re
 import warnings
 
 import numpy as np
@@ -60,6 +61,104 @@ def test_a_batched_tensor_does_not_require_grad():
         return a * 2
     vmap(f)(x.detach().requires_grad_())
     assert seen == [False]
+
+
+IN_PLACE_CHANGES = {
+    "add_": lambda t: t.add_(1),
+    "mul_": lambda t: t.mul_(torch.ones(4)),
+    "zero_": lambda t: t.zero_(),
+    "fill_": lambda t: t.fill_(2.0),
+    "copy_": lambda t: t.copy_(torch.ones(4)),
+    "through a view": lambda t: t.view(2, 2).add_(1),
+    "exp_": lambda t: t.exp_(),
+}
+
+
+@pytest.mark.task("13.3")
+@pytest.mark.parametrize("change", IN_PLACE_CHANGES.values(), ids=IN_PLACE_CHANGES)
+def test_an_in_place_change_under_vmap_moves_the_inputs_version_once(change):
+    # PyTorch 2.13: the batched input is changed in place, so its version moves: by one
+    # per change, from where it was (3 here)
+    a = torch.zeros(3, 4)
+    for _ in range(3):
+        a.add_(1)
+    vmap(lambda t: (change(t), t)[1])(a)
+    assert a._version == 4
+
+
+@pytest.mark.task("13.3")
+def test_in_place_changes_under_nested_vmap_and_in_dims_1_move_the_inputs_version():
+    # PyTorch 2.13: 2 after two changes; the batch dim elsewhere, or two levels, alike
+    def twice(t):
+        t.add_(1)
+        return t.mul_(2)
+    for a, mapped in [(torch.zeros(3, 4), vmap(twice)), (torch.zeros(4, 3),
+                      vmap(twice, in_dims=1)), (torch.zeros(2, 3, 4), vmap(vmap(twice)))]:
+        mapped(a)
+        assert a._version == 2
+        np.testing.assert_allclose(a.numpy(), np.full(tuple(a.shape), 2.0))
+
+
+@pytest.mark.task("13.3")
+def test_a_batched_tensor_has_a_version_counter_of_its_own():
+    # PyTorch 2.13: inside vmap a batched tensor's _version is 0 and stays 0 (a view of it,
+    # and a batched result, too), whatever the input's version (3 here): the in-place
+    # changes made through it bump the input's (3 -> 5), not its own
+    a = torch.zeros(3, 4)
+    for _ in range(3):
+        a.add_(1)
+    seen = []
+
+    def f(t):
+        seen.append(t._version)
+        t.add_(1)
+        seen.append(t._version)
+        v = t.view(2, 2)
+        seen.append(v._version)
+        v.mul_(2)
+        seen.append((t._version, v._version))
+        u = t + 1
+        u.add_(1)
+        seen.append(u._version)
+        return t
+    vmap(f)(a)
+    assert (seen, a._version) == ([0, 0, 0, (0, 0), 0], 5)
+    nested = []
+
+    def g(t):
+        nested.append(t._version)
+        t.add_(1)
+        nested.append(t._version)
+        return t
+    b = torch.zeros(2, 3, 4)
+    vmap(vmap(g))(b)
+    assert (nested, b._version) == ([0, 0], 1)
+
+
+# PyTorch 2.13's message when backward meets the output of exp changed in place, up to its
+# hint (minitorch's says what to do instead: differences.md, "Error messages")
+EXP_CHANGED = ("one of the variables needed for gradient computation has been modified by an "
+               "inplace operation: [torch.FloatTensor [3, 2]], which is output 0 of Exp, is at "
+               "version 1; expected version 0 instead.")
+
+
+def test_a_saved_tensor_changed_in_place_under_vmap_is_caught_at_backward():
+    # exp saves its output; changing it in place under vmap, where it was made (outside
+    # the mapped function, or inside it), is caught as PyTorch 2.13 catches it
+    a = torch.ones(3, 2, requires_grad=True)
+    y = a.exp()
+    vmap(lambda t: t.mul_(2))(y)
+    assert y._version == 1
+    with pytest.raises(RuntimeError, match=re.escape(EXP_CHANGED)):
+        y.sum().backward()
+
+    def changes_what_exp_saved(t):
+        u = t.exp()
+        u.mul_(2)
+        return u
+    out = vmap(changes_what_exp_saved)(torch.ones(3, 2, requires_grad=True))
+    with pytest.raises(RuntimeError, match=re.escape(EXP_CHANGED)):
+        out.sum().backward()
 
 
 @pytest.mark.task("13.3")
