@@ -303,19 +303,19 @@ def import_failure(error, root):
     error = next(leaf_exceptions(error))
     root = pathlib.Path(root).resolve()
     if isinstance(error, SyntaxError) and error.filename:
-        path = _inside(error.filename, root)
-        if path is None:
+        source = _inside(error.filename, root)
+        if source is None:
             return None
         what = f"{type(error).__name__}: {error.msg}"
-        return (f"{path}, line {error.lineno}" if error.lineno else path), shorten(what)
+        return (f"{source}, line {error.lineno}" if error.lineno else source), shorten(what)
     module = deepest = None
     traceback = error.__traceback__
     while traceback is not None:
-        path = _inside(traceback.tb_frame.f_code.co_filename, root)
-        if path is not None:
-            deepest = f"{path}:{traceback.tb_lineno}"
+        source = _inside(traceback.tb_frame.f_code.co_filename, root)
+        if source is not None:
+            deepest = f"{source}:{traceback.tb_lineno}"
             if traceback.tb_frame.f_code.co_name == "<module>":
-                module = (path, traceback.tb_lineno)
+                module = (source, traceback.tb_lineno)
         traceback = traceback.tb_next
     if module is None:
         return None
