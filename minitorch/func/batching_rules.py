@@ -620,9 +620,147 @@ def _user_vmap_rule(cls):
 
 
 def _generated(cls, args, level):
-    """``generate_vmap_rule=True``: forward itself runs on the BatchedTensors (its ops
-    are batched by their own rules)."""
-    return cls.forward(*args)
+    """``generate_vmap_rule=True``: ``cls`` is applied once to the whole batch, as a
+    Function whose forward, setup_context and backward are ``cls``'s own run under vmap
+    (PyTorch's rule does the same), so a gradient comes from ``cls.backward``.  Running
+    ``forward``'s ops on the BatchedTensors instead would record them, and the gradient
+    would be forward's derivative, not what ``backward`` says."""
+    values = [_value_or_self(a, level) for a in args]
+    in_dims = tuple(0 if unwrap(a, level) is not None else None for a in args)
+    vmapped = _vmapped_function(cls, in_dims, level_info(level).randomness)
+    return _wrap_all(vmapped.apply(*values), level)
+
+
+def _vmapped_function(cls, in_dims, randomness):
+    """A Function on whole batches (batch dim first where ``in_dims`` says 0) that runs
+    ``cls.forward``, ``cls.setup_context`` and ``cls.backward`` per example with vmap.
+    What setup_context saves or sets on ctx comes out of its vmap as whole batches,
+    saved on the new node; backward gets each example's share back."""
+    from ..autograd.function import Function
+    from ._vmap import vmap
+
+    def run(function, dims, *flat):
+        return vmap(function, in_dims=dims, randomness=randomness)(*flat)
+
+    def forward(*values):
+        return run(cls.forward, in_dims, *values)
+
+    def setup_context(ctx, inputs, output):
+        outputs = output if type(output) is tuple else (output,)
+        inner = _GeneratedCtx(ctx.needs_input_grad)
+
+        def record(*flat):
+            ins, outs = flat[:len(inputs)], flat[len(inputs):]
+            cls.setup_context(inner, ins, outs if type(output) is tuple else outs[0])
+            return inner.tensors()
+
+        tensors = run(record, in_dims + (0,) * len(outputs), *inputs, *outputs)
+        ctx.save_for_backward(*tensors)
+        ctx.save_for_forward(*tensors)
+        ctx.generated = inner.layout()
+        ctx.set_materialize_grads(inner.materialize)
+
+    def backward(ctx, *grads):
+        saved, inner, nones = ctx.saved_tensors, ctx.generated, []
+
+        def replay(*flat):
+            example = inner.replayed(flat[:len(saved)], ctx.needs_input_grad)
+            result = cls.backward(example, *flat[len(saved):])
+            result = result if type(result) is tuple else (result,)
+            nones[:] = [r is None for r in result]
+            return tuple(r for r in result if r is not None)
+
+        dims = (0,) * len(saved) + tuple(None if g is None else 0 for g in grads)
+        found = iter(run(replay, dims, *saved, *grads))
+        result = [None if none else next(found) for none in nones]
+        return tuple(g if g is None or d is not None else g.sum(0)
+                     for g, d in zip(result, in_dims))
+
+    def jvp(ctx, *tangents):
+        saved, inner = ctx.saved_tensors, ctx.generated
+
+        def replay(*flat):
+            example = inner.replayed(flat[:len(saved)], ctx.needs_input_grad)
+            return cls.jvp(example, *flat[len(saved):])
+
+        dims = (0,) * len(saved) + tuple(None if t is None else d
+                                         for t, d in zip(tangents, in_dims))
+        return run(replay, dims, *saved, *tangents)
+
+    methods = {"generate_vmap_rule": True,       # under an outer vmap level, the same again
+               "forward": staticmethod(forward), "setup_context": staticmethod(setup_context),
+               "backward": staticmethod(backward)}
+    if cls.jvp is not Function.jvp:
+        methods["jvp"] = staticmethod(jvp)
+    return type(f"Vmapped{cls.__name__}", (Function,), methods)
+
+
+class _GeneratedCtx:
+    """The ctx that ``setup_context`` and ``backward`` see under a generated vmap rule:
+    what it saves and the tensors set on it as attributes are per example (BatchedTensors)
+    in setup_context, given back per example in backward; other attributes are kept."""
+
+    def __init__(self, needs_input_grad):
+        self.needs_input_grad = needs_input_grad
+        self.materialize = True
+        self._saved, self._names = (), []
+
+    def save_for_backward(self, *tensors):
+        self._saved = tensors
+
+    def save_for_forward(self, *tensors):
+        self._saved = tensors
+
+    @property
+    def saved_tensors(self):
+        return self._saved
+
+    def mark_non_differentiable(self, *tensors):
+        """Taken and not passed on: PyTorch 2.13's generated rule does the same (the
+        outputs require grad)."""
+
+    def set_materialize_grads(self, value):
+        self.materialize = value
+
+    def mark_dirty(self, *tensors):
+        raise RuntimeError(
+            "mark_dirty under vmap: a Function with generate_vmap_rule=True cannot change "
+            "its inputs in place (PyTorch refuses it too); return a new tensor instead, or "
+            "give the Function a vmap staticmethod")
+
+    def tensors(self):
+        """The saved tensors, then the tensors set as attributes, in order (None kept
+        out: ``_names`` says where each goes back)."""
+        self._names = [("saved", i) for i, t in enumerate(self._saved) if t is not None]
+        self._names += [("attribute", name) for name, value in vars(self).items()
+                        if isinstance(value, Tensor)]
+        self._slots = len(self._saved)
+        return tuple(self._saved[i] if kind == "saved" else getattr(self, i)
+                     for kind, i in self._names)
+
+    def layout(self):
+        """Itself without the per-example tensors of the vmap that ran setup_context
+        (``tensors`` gave them out as whole batches): where each goes back is kept."""
+        for kind, name in self._names:
+            if kind == "attribute":
+                delattr(self, name)
+        self._saved = ()
+        return self
+
+    def replayed(self, tensors, needs_input_grad):
+        """A ctx for backward holding one example's share of ``tensors``."""
+        example = object.__new__(_GeneratedCtx)
+        example.__dict__.update({k: v for k, v in vars(self).items()
+                                 if not isinstance(v, Tensor)})
+        example.needs_input_grad = needs_input_grad
+        saved = [None] * self._slots
+        for (kind, where), tensor in zip(self._names, tensors):
+            if kind == "saved":
+                saved[where] = tensor
+            else:
+                setattr(example, where, tensor)
+        example._saved = tuple(saved)
+        return example
 
 
 class _VmapInfo:
