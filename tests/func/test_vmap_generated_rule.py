@@ -152,23 +152,8 @@ def test_jacrev_of_a_vmapped_function_uses_the_backward():
 
 
 def test_without_a_jvp_forward_mode_raises_pytorchs_error():
-    class NoJvp(Function):
-        generate_vmap_rule = True
-
-        @staticmethod
-        def forward(x):
-            return x * 2
-
-        @staticmethod
-        def setup_context(ctx, inputs, output):
-            pass
-
-        @staticmethod
-        def backward(ctx, g):
-            return 2 * g
-
     with pytest.raises(NotImplementedError, match="You must implement the jvp function"):
-        jvp(vmap(NoJvp.apply), (torch.ones(2, 2),), (torch.ones(2, 2),))
+        jvp(vmap(Twice.apply), (torch.ones(2, 2),), (torch.ones(2, 2),))
 
 
 def test_marking_an_input_dirty_is_refused_and_non_differentiable_is_ignored():
