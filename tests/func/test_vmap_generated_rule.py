@@ -196,3 +196,27 @@ def test_marking_an_input_dirty_is_refused_and_non_differentiable_is_ignored():
     assert (doubled.requires_grad, mask.requires_grad) == (True, True)   # as PyTorch 2.13
     doubled.sum().backward()
     assert x.grad.tolist() == [[2.0, 2.0], [2.0, 2.0], [2.0, 2.0]]
+
+
+def test_an_input_it_saved_and_changed_in_place_after_is_caught_at_backward():
+    class Square(Function):
+        generate_vmap_rule = True
+
+        @staticmethod
+        def forward(x):
+            return x * x
+
+        @staticmethod
+        def setup_context(ctx, inputs, output):
+            ctx.save_for_backward(inputs[0])
+
+        @staticmethod
+        def backward(ctx, g):
+            x, = ctx.saved_tensors
+            return 2 * x * g
+
+    x = rows() * 1
+    out = vmap(Square.apply)(x)
+    x.mul_(5)
+    with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+        out.sum().backward()
