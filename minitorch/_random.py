@@ -82,8 +82,9 @@ def _unpack_state(new_state):
     """``(seed, numpy state)`` from a tensor that ``_pack_state`` made, with PyTorch's
     errors for anything else."""
     from ._tensor import Tensor
+    from .ops._common import type_name_of
     if not isinstance(new_state, Tensor):
-        raise TypeError(f"expected a torch.ByteTensor, but got {_type_name(new_state)}: pass "
+        raise TypeError(f"expected a torch.ByteTensor, but got {type_name_of(new_state)}: pass "
                         "the uint8 tensor that get_rng_state() (or Generator.get_state()) "
                         "returned")
     if new_state._data.dtype != np.uint8:
@@ -108,11 +109,6 @@ def _unpack_state(new_state):
                    "state": {"state": values["state"], "inc": values["inc"]},
                    "has_uint32": values["has_uint32"], "uinteger": values["uinteger"]}
     return values["seed"], numpy_state
-
-
-def _type_name(value):
-    kind = type(value)
-    return kind.__name__ if kind.__module__ == "builtins" else f"{kind.__module__}.{kind.__name__}"
 
 
 default_generator = Generator()

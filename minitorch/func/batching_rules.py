@@ -655,37 +655,45 @@ def _vmapped_function(cls, in_dims, randomness):
             return inner.tensors()
 
         tensors = run(record, in_dims + (0,) * len(outputs), *inputs, *outputs)
-        ctx.save_for_backward(*tensors)
-        ctx.save_for_forward(*tensors)
+        kept = inner.by_kind(tensors)
+        ctx.save_for_backward(*kept["backward"])        # packed, and version-checked
+        ctx.save_for_forward(*kept["forward"])
+        ctx.attributes = kept["attribute"]              # as the Function set them: neither
         ctx.generated = inner.layout()
         ctx.set_materialize_grads(inner.materialize)
 
-    def backward(ctx, *grads):
-        saved, inner, nones = ctx.saved_tensors, ctx.generated, []
+    def replaying(ctx, reading, call, given, given_dims):
+        """Run ``call(example ctx, *one example's given)`` under vmap, with what was kept
+        for ``reading`` ("backward" or "forward")."""
+        saved, attributes = ctx.saved_tensors, ctx.attributes
 
         def replay(*flat):
-            example = inner.replayed(flat[:len(saved)], ctx.needs_input_grad)
-            result = cls.backward(example, *flat[len(saved):])
+            example = ctx.generated.replayed(reading, flat[:len(saved)],
+                                             flat[len(saved):len(saved) + len(attributes)],
+                                             ctx.needs_input_grad)
+            return call(example, *flat[len(saved) + len(attributes):])
+
+        dims = (0,) * (len(saved) + len(attributes)) + tuple(given_dims)
+        return run(replay, dims, *saved, *attributes, *given)
+
+    def backward(ctx, *grads):
+        nones = []
+
+        def call(example, *grads):
+            result = cls.backward(example, *grads)
             result = result if type(result) is tuple else (result,)
             nones[:] = [r is None for r in result]
             return tuple(r for r in result if r is not None)
 
-        dims = (0,) * len(saved) + tuple(None if g is None else 0 for g in grads)
-        found = iter(run(replay, dims, *saved, *grads))
+        found = iter(replaying(ctx, "backward", call, grads,
+                               [None if g is None else 0 for g in grads]))
         result = [None if none else next(found) for none in nones]
         return tuple(g if g is None or d is not None else g.sum(0)
                      for g, d in zip(result, in_dims))
 
     def jvp(ctx, *tangents):
-        saved, inner = ctx.saved_tensors, ctx.generated
-
-        def replay(*flat):
-            example = inner.replayed(flat[:len(saved)], ctx.needs_input_grad)
-            return cls.jvp(example, *flat[len(saved):])
-
-        dims = (0,) * len(saved) + tuple(None if t is None else d
-                                         for t, d in zip(tangents, in_dims))
-        return run(replay, dims, *saved, *tangents)
+        return replaying(ctx, "forward", cls.jvp, tangents,
+                         [None if t is None else d for t, d in zip(tangents, in_dims)])
 
     methods = {"generate_vmap_rule": True,       # under an outer vmap level, the same again
                "forward": staticmethod(forward), "setup_context": staticmethod(setup_context),
@@ -696,24 +704,27 @@ def _vmapped_function(cls, in_dims, randomness):
 
 
 class _GeneratedCtx:
-    """The ctx that ``setup_context`` and ``backward`` see under a generated vmap rule:
-    what it saves and the tensors set on it as attributes are per example (BatchedTensors)
-    in setup_context, given back per example in backward; other attributes are kept."""
+    """The ctx that ``setup_context``, ``backward`` and ``jvp`` see under a generated vmap
+    rule: what it saves (for backward, for forward) and the tensors set on it as
+    attributes are per example (BatchedTensors) in setup_context, given back per example
+    in backward or jvp; other attributes are kept as they are."""
 
     def __init__(self, needs_input_grad):
         self.needs_input_grad = needs_input_grad
         self.materialize = True
-        self._saved, self._names = (), []
+        self._kept = {"backward": (), "forward": ()}
+        self._reading, self._names, self._slots = "backward", [], {}
 
     def save_for_backward(self, *tensors):
-        self._saved = tensors
+        self._kept["backward"] = tensors
 
     def save_for_forward(self, *tensors):
-        self._saved = tensors
+        self._kept["forward"] = tensors
 
     @property
     def saved_tensors(self):
-        return self._saved
+        """What was saved for the pass that reads it: backward's, or jvp's."""
+        return self._kept[self._reading]
 
     def mark_non_differentiable(self, *tensors):
         """Taken and not passed on: PyTorch 2.13's generated rule does the same (the
@@ -729,13 +740,14 @@ class _GeneratedCtx:
             "give the Function a vmap staticmethod")
 
     def tensors(self):
-        """The saved tensors, then the tensors set as attributes, in order (None kept
-        out: ``_names`` says where each goes back)."""
-        self._names = [("saved", i) for i, t in enumerate(self._saved) if t is not None]
+        """The tensors saved for backward, for forward, then those set as attributes, in
+        order (None left out: ``_names`` says where each goes back)."""
+        self._slots = {kind: len(kept) for kind, kept in self._kept.items()}
+        self._names = [(kind, i) for kind, kept in self._kept.items()
+                       for i, t in enumerate(kept) if t is not None]
         self._names += [("attribute", name) for name, value in vars(self).items()
                         if isinstance(value, Tensor)]
-        self._slots = len(self._saved)
-        return tuple(self._saved[i] if kind == "saved" else getattr(self, i)
+        return tuple(getattr(self, i) if kind == "attribute" else self._kept[kind][i]
                      for kind, i in self._names)
 
     def layout(self):
@@ -744,22 +756,29 @@ class _GeneratedCtx:
         for kind, name in self._names:
             if kind == "attribute":
                 delattr(self, name)
-        self._saved = ()
+        self._kept = {"backward": (), "forward": ()}
         return self
 
-    def replayed(self, tensors, needs_input_grad):
-        """A ctx for backward holding one example's share of ``tensors``."""
+    def by_kind(self, tensors):
+        """``tensors`` (as ``tensors()`` gave them, now whole batches) by what they were:
+        saved for backward, for forward, or set as attributes."""
+        return {kind: tuple(t for (of, _), t in zip(self._names, tensors) if of == kind)
+                for kind in ("backward", "forward", "attribute")}
+
+    def replayed(self, reading, kept, attributes, needs_input_grad):
+        """A ctx for backward (``reading`` "backward") or jvp ("forward") that holds one
+        example's share of what was kept for it and of the attributes."""
         example = object.__new__(_GeneratedCtx)
-        example.__dict__.update({k: v for k, v in vars(self).items()
-                                 if not isinstance(v, Tensor)})
-        example.needs_input_grad = needs_input_grad
-        saved = [None] * self._slots
-        for (kind, where), tensor in zip(self._names, tensors):
-            if kind == "saved":
-                saved[where] = tensor
-            else:
-                setattr(example, where, tensor)
-        example._saved = tuple(saved)
+        example.__dict__.update(vars(self))
+        example.needs_input_grad, example._reading = needs_input_grad, reading
+        saved = [None] * self._slots[reading]
+        places = [where for kind, where in self._names if kind == reading]
+        for where, tensor in zip(places, kept):
+            saved[where] = tensor
+        names = [name for kind, name in self._names if kind == "attribute"]
+        for name, tensor in zip(names, attributes):
+            setattr(example, name, tensor)
+        example._kept = {"backward": (), "forward": (), reading: tuple(saved)}
         return example
 
 

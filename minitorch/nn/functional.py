@@ -1101,7 +1101,7 @@ class _ConvolutionOfNoChannels(BuiltinFunction):
     def forward(ctx, input, weight, bias, geometry):
         ctx.shapes = [None if t is None else (t.shape, t._data.dtype)
                       for t in (input, weight, bias)]
-        out = _conv_ops.output_shape(input.shape[2:], weight.shape[2:], geometry)
+        out = _conv_ops._out_shape(input.shape[2:], weight.shape[2:], geometry)
         return np.zeros((input.shape[0], 0) + tuple(out), dtype=input._data.dtype)
 
     @staticmethod

@@ -52,6 +52,33 @@ class Scale(Function):
         return g * ctx.w * ctx.k, g * x * ctx.k, None
 
 
+class Square(Function):
+    """x * x, x saved for backward and the output for jvp; ``shapes`` lists the shapes
+    setup_context was given."""
+    generate_vmap_rule = True
+    shapes = []
+
+    @staticmethod
+    def forward(x):
+        return x * x
+
+    @staticmethod
+    def setup_context(ctx, inputs, output):
+        Square.shapes.append(tuple(inputs[0].shape))
+        ctx.save_for_backward(inputs[0])
+        ctx.save_for_forward(output)
+
+    @staticmethod
+    def backward(ctx, g):
+        x, = ctx.saved_tensors
+        return 2 * x * g
+
+    @staticmethod
+    def jvp(ctx, t):
+        out, = ctx.saved_tensors          # the output: not x * x's true tangent
+        return out * t
+
+
 def rows():
     return torch.tensor([[1., 2.], [3., 4.], [5., 6.]], requires_grad=True)
 
@@ -90,31 +117,15 @@ def test_an_input_that_is_not_mapped_gets_the_sum_of_the_examples_gradients():
 
 
 def test_setup_context_sees_one_example_and_each_saved_tensor_is_packed_once():
-    shapes, packs = [], []
-
-    class Square(Function):
-        generate_vmap_rule = True
-
-        @staticmethod
-        def forward(x):
-            return x * x
-
-        @staticmethod
-        def setup_context(ctx, inputs, output):
-            shapes.append(tuple(inputs[0].shape))
-            ctx.save_for_backward(inputs[0])
-
-        @staticmethod
-        def backward(ctx, g):
-            x, = ctx.saved_tensors
-            return 2 * x * g
+    packs = []
+    Square.shapes.clear()
 
     x = rows()
     with torch.autograd.graph.saved_tensors_hooks(
             lambda t: packs.append(tuple(t.shape)) or t, lambda t: t):
         out = vmap(Square.apply)(x)
     out.sum().backward()
-    assert shapes == [(2,)] and packs == [(3, 2)]
+    assert Square.shapes == [(2,)] and packs == [(3, 2)]
     assert x.grad.tolist() == [[2.0, 4.0], [6.0, 8.0], [10.0, 12.0]]
 
 
@@ -199,24 +210,16 @@ def test_marking_an_input_dirty_is_refused_and_non_differentiable_is_ignored():
 
 
 def test_an_input_it_saved_and_changed_in_place_after_is_caught_at_backward():
-    class Square(Function):
-        generate_vmap_rule = True
-
-        @staticmethod
-        def forward(x):
-            return x * x
-
-        @staticmethod
-        def setup_context(ctx, inputs, output):
-            ctx.save_for_backward(inputs[0])
-
-        @staticmethod
-        def backward(ctx, g):
-            x, = ctx.saved_tensors
-            return 2 * x * g
-
     x = rows() * 1
     out = vmap(Square.apply)(x)
     x.mul_(5)
     with pytest.raises(RuntimeError, match="modified by an inplace operation"):
         out.sum().backward()
+
+
+def test_backward_and_jvp_each_read_what_was_saved_for_them():
+    x = torch.tensor([[1., 2.], [3., 4.]], requires_grad=True)
+    assert jvp(vmap(Square.apply), (x.detach(),), (torch.ones(2, 2),))[1].tolist() == [
+        [1.0, 4.0], [9.0, 16.0]]
+    vmap(Square.apply)(x).sum().backward()
+    assert x.grad.tolist() == [[2.0, 4.0], [6.0, 8.0]]

@@ -31,7 +31,7 @@ import numpy as np
 from ...ops._common import BuiltinFunction
 
 __all__ = ["Geometry", "Convolution", "ConvolutionBackwardInput", "ConvolutionBackwardWeight",
-           "output_size", "output_shape", "windows", "pad_array"]
+           "output_size", "windows", "pad_array"]
 
 # stride, dilation: ints per spatial dim; padding: (before, after) per spatial dim.
 Geometry = namedtuple("Geometry", ["stride", "padding", "dilation", "groups"])
@@ -66,11 +66,6 @@ def windows(xp, kernel, stride, dilation, out):
                + tuple(st * d for st, d in zip(steps, dilation)))
     return np.lib.stride_tricks.as_strided(xp, shape, strides, writeable=False)
     ### END SOLUTION 11.3
-
-
-def output_shape(spatial, kernel, geometry):
-    """The output's spatial sizes, for input sizes ``spatial`` and a ``kernel``."""
-    return _out_shape(spatial, kernel, geometry)
 
 
 def _out_shape(spatial, kernel, geometry):
